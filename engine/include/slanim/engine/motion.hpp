@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+// The decoded motion in SI units (seconds, metres, unit quaternions), with the viewer's decode
+// rules (LLKeyframeMotion::deserialize, spec §1.2–§1.5), and its encoding back to the raw model
+// with the viewer's quantization (LLKeyframeMotion::serialize, spec §1.4).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "slanim/engine/anim_format.hpp"
+#include "slanim/engine/math.hpp"
+#include "slanim/engine/result.hpp"
+
+namespace slanim {
+
+class Skeleton;
+
+struct RotKey {
+    float time = 0.f;  ///< seconds
+    Quat value;        ///< as decoded by the viewer (w ≥ 0, possibly not unit if |xyz| > 1)
+    friend bool operator==(const RotKey&, const RotKey&) = default;
+};
+struct PosKey {
+    float time = 0.f;  ///< seconds
+    Vec3 value;        ///< metres, parent frame (mPelvis: offset from the avatar root)
+    friend bool operator==(const PosKey&, const PosKey&) = default;
+};
+
+/// One animated joint.
+struct MotionJoint {
+    /// Canonical skeleton name when the name (or alias) is known; otherwise the file's name.
+    std::string name;
+    /// Skeleton joint index, or −1 when unknown or outside the animatable range (the viewer
+    /// keeps such an entry as a dummy that animates nothing).
+    int joint = -1;
+    int priority = -1;  ///< −1 = the motion's base priority
+    /// Keys sorted by time with unique times: like the viewer's std::map, the last key the file
+    /// gives for a time wins.
+    std::vector<RotKey> rot_keys;
+    std::vector<PosKey> pos_keys;
+    friend bool operator==(const MotionJoint&, const MotionJoint&) = default;
+};
+
+struct MotionConstraint {
+    int chain_length = 0;
+    ConstraintType type = ConstraintType::Point;
+    std::string source_volume;  ///< collision volume name
+    Vec3 source_offset;         ///< unit-sphere space of the source volume
+    bool target_ground = false; ///< target is "GROUND"
+    std::string target_volume;  ///< collision volume name (empty for GROUND)
+    Vec3 target_offset;
+    Vec3 target_dir;            ///< unused by the viewer; kept for round trips
+    float ease_in_start = 0.f, ease_in_stop = 0.f, ease_out_start = 0.f, ease_out_stop = 0.f;
+    friend bool operator==(const MotionConstraint&, const MotionConstraint&) = default;
+};
+
+/// A decoded `.anim`. Header values are what the viewer holds after deserialize.
+struct Motion {
+    int base_priority = 0;  ///< clamped to ≤ 6 like the viewer
+    /// `mMaxPriority`: 6 when the base was clamped, else max(LOW, joint priorities ≠ −1).
+    /// Decides hand-pose arbitration.
+    int max_priority = 0;
+    float duration = 0.f;   ///< seconds
+    /// Emote animation name, or empty. The viewer clears "Closed_Mouth" and unknown names.
+    std::string emote_name;
+    float loop_in = 0.f, loop_out = 0.f;  ///< seconds
+    bool loop = false;
+    float ease_in = 0.f, ease_out = 0.f;  ///< seconds
+    std::uint32_t hand_pose = 0;          ///< 0..14
+    std::vector<MotionJoint> joints;
+    /// Constraints in file order (the viewer's runtime order; its serialize reverses them).
+    std::vector<MotionConstraint> constraints;
+    friend bool operator==(const Motion&, const Motion&) = default;
+};
+
+/// Decodes a raw motion: U16 decode with the zero snap, w rebuilt from x, y, z, duplicate
+/// times collapsed (last wins), keys sorted by time, aliases resolved to canonical names,
+/// legacy 0.1 keys converted (mayaQ ZYX degrees; positions clamped to ±5 m).
+/// Fails only on what parse_anim reports as errors that make decoding impossible.
+Motion decode_motion(const RawMotion& raw, const Skeleton& skeleton);
+
+/// Encodes a motion as the viewer's serialize does: times floor-quantized over
+/// [0, duration], rotations packed (w ≥ 0 hemisphere), quantize16'd and floor-encoded,
+/// positions quantize16'd and floor-encoded over ±5 m. Always version 1.0. Decoding the result
+/// gives what the viewer would load from the viewer's own file.
+RawMotion encode_motion(const Motion& motion);
+
+/// Converts a legacy (0.1) raw motion to version 1.0 exactly as loading it in the viewer and
+/// saving it again would.
+RawMotion upgrade_legacy(const RawMotion& raw);
+
+/// Reads, validates and decodes a file in one step. Fails with the first error diagnostic
+/// (file name, rule, byte offset).
+Result<Motion> load_motion(const std::string& path, const Skeleton& skeleton);
+
+}  // namespace slanim

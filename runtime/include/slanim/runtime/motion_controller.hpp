@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+// The per-avatar motion controller (LLMotionController + LLMotion, spec §2.3, §3.1–§3.3, §3.5).
+//
+// Work is split into the world's phases: control() advances time, computes every motion's
+// weight and decides which motions are evaluated (joint signatures); sample() evaluates them;
+// blend() offers their joint states to the PoseBlender in the viewer's order and applies them.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "slanim/engine/blend.hpp"
+#include "slanim/engine/clip.hpp"
+#include "slanim/engine/skeleton.hpp"
+
+namespace slanim {
+
+enum class BlendType : std::uint8_t { Normal, Additive };
+
+/// One playing instance of a clip (an `LLMotion` instance).
+struct MotionInstance {
+    std::shared_ptr<const MotionClip> clip;
+    BlendType blend_type = BlendType::Normal;
+    float min_pixel_area = 40.f;  ///< keyframe motions: 40 (LOD fade threshold)
+    bool can_deprecate = true;
+
+    // LLMotion state, seconds on the controller's clock.
+    float activation_time = 0.f;
+    float stop_time = 0.f;
+    float send_stop_time = std::numeric_limits<float>::max();
+    bool stopped = false;
+    bool active = false;
+    bool deprecated = false;
+    float residual_weight = 0.f;
+    float fade_weight = 1.f;
+    float pose_weight = 0.f;  ///< `LLPose::getWeight()`: the weight of every joint state
+
+    // LLKeyframeMotion state.
+    LoopState loop;
+    float curve_time = 0.f;  ///< looped time sampled this frame
+
+    // Per-frame flags set by control().
+    bool evaluate = false;  ///< sampled this frame
+    bool blend = false;     ///< offered to the blender this frame
+
+    // Joint states (per clip track).
+    SamplingCursor cursor;
+    std::vector<Quat> rotations;
+    std::vector<Vec3> positions;
+};
+
+/// Options of one start() call.
+struct StartOptions {
+    float start_offset = 0.f;  ///< seconds: the motion starts as if it began this long ago
+    BlendType blend_type = BlendType::Normal;
+};
+
+class MotionController {
+public:
+    explicit MotionController(std::shared_ptr<const Skeleton> skeleton);
+
+    /// `startMotion(id, start_offset)`: the clip is the motion id. A blending or once-stopped
+    /// instance is deprecated (eases out) and a fresh one starts; a fully weighted active
+    /// instance keeps playing (no restart). Returns false for a null clip.
+    bool start(std::shared_ptr<const MotionClip> clip, const StartOptions& options = {});
+    /// `stopMotionLocally(id, immediate)`: sets the stop time (deferred for looping clips, see
+    /// `LLKeyframeMotion::setStopTime`); immediate deactivates at once.
+    bool stop(const MotionClip* clip, bool immediate = false);
+    /// Stops every active motion.
+    void stop_all(bool immediate = false);
+    /// True when the canonical instance of `clip` is active.
+    [[nodiscard]] bool is_active(const MotionClip* clip) const;
+
+    /// The viewer's always-running LLPelvisFixMotion (LOW priority, pelvis position 0,
+    /// ease 0.5/0.5 s) that returns the pelvis to the root when nothing positions it.
+    void start_pelvis_fix();
+
+    /// Avatar pixel area for LOD fading (`getPixelArea`). Default: large (never faded).
+    void set_pixel_area(float area) { pixel_area_ = area; }
+    /// `setTimeFactor`: playback speed.
+    void set_time_factor(float f) { time_factor_ = f; }
+    /// `pauseAllMotions` / `unpauseAllMotions`.
+    void set_paused(bool p) { paused_ = p; }
+    [[nodiscard]] bool paused() const { return paused_; }
+    /// `mAnimTime`, seconds.
+    [[nodiscard]] float anim_time() const { return anim_time_; }
+
+    /// Phase `control`: T += dt × time factor, then the weights and state machine of
+    /// `updateMotionsByType` for additive then regular motions (newest first).
+    void control(float dt);
+    /// Phase `sample`: evaluates the motions control() marked. No allocation.
+    void sample();
+    /// Phase `blend`: offers joint states to the blender in the viewer's order and applies them
+    /// to `pose` (joints nobody drives keep their transform). No allocation.
+    void blend(const LocalPoseView& pose);
+
+    /// Active instances, newest first (`mActiveMotions`).
+    [[nodiscard]] std::span<const std::unique_ptr<MotionInstance>> active() const { return active_; }
+    [[nodiscard]] const Skeleton& skeleton() const { return *skeleton_; }
+    [[nodiscard]] const PoseBlender& blender() const { return blender_; }
+
+private:
+    void activate(MotionInstance& m, float time);
+    void deactivate(MotionInstance& m);
+    bool stop_instance(MotionInstance& m, bool immediate);
+    void set_stop_time(MotionInstance& m, float time);
+    void update_by_type(BlendType type);
+    void update_idle(MotionInstance& m);
+    void on_update(MotionInstance& m, float t, bool& alive);
+    MotionInstance* find(const MotionClip* clip) const;
+    void remove_inactive();
+
+    std::shared_ptr<const Skeleton> skeleton_;
+    std::vector<std::unique_ptr<MotionInstance>> all_;     // canonical + deprecated instances
+    std::vector<std::unique_ptr<MotionInstance>> active_;  // newest first; owns active instances
+    std::vector<MotionInstance*> blend_order_;             // addMotion call order this frame
+    std::array<std::array<std::uint8_t, 216>, 2> ctrl_signature_{};
+    PoseBlender blender_;
+    std::shared_ptr<const MotionClip> pelvis_fix_;
+    float anim_time_ = 0.f, last_time_ = 0.f, time_factor_ = 1.f;
+    float pixel_area_ = std::numeric_limits<float>::max();
+    float frame_dt_ = 0.f;
+    bool paused_ = false, has_run_once_ = false;
+};
+
+}  // namespace slanim

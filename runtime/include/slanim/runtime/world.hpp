@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+// The ECS-like world: avatars are entities, components live in dense arrays, and systems run in
+// named phases in one fixed order:
+//
+//     ingest → control → sample → blend → ik → local_to_model → skin
+//
+// `control`, `sample`, `blend` and `local_to_model` are built in; `ingest` (puppetry), `ik`
+// (constraints) and `skin` are filled by later modules through add_system(). Every system
+// declares the components it reads and writes, and phases() lists them in one visible place.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "slanim/engine/math.hpp"
+#include "slanim/engine/skeleton.hpp"
+#include "slanim/runtime/motion_controller.hpp"
+
+namespace slanim {
+
+/// An avatar handle: index in the low 20 bits, generation above (stale handles are detected).
+using Entity = std::uint32_t;
+inline constexpr Entity kNullEntity = 0xFFFFFFFFu;
+
+enum class Phase : std::uint8_t { Ingest, Control, Sample, Blend, Ik, LocalToModel, Skin };
+inline constexpr int kNumPhases = 7;
+/// "ingest", "control", ...
+const char* phase_name(Phase p);
+
+/// Component names used in system declarations.
+namespace component {
+inline constexpr const char* kSkeleton = "skeleton";
+inline constexpr const char* kController = "motion_controller";
+inline constexpr const char* kLocalPose = "local_pose";
+inline constexpr const char* kModelPose = "model_pose";
+}  // namespace component
+
+class World;
+
+/// A system: a function over all avatars, run once per step in its phase.
+struct System {
+    Phase phase = Phase::Control;
+    std::string name;
+    std::vector<std::string> reads, writes;  ///< component names
+    std::function<void(World&, float dt)> run;
+};
+
+/// Local pose component (parent frame, metres).
+struct LocalPose {
+    std::vector<Vec3> positions, scales;
+    std::vector<Quat> rotations;
+    [[nodiscard]] LocalPoseView view() { return {positions, rotations, scales}; }
+};
+/// Model pose component: joint transforms in the avatar-root frame (X forward, Y left, Z up).
+struct ModelPose {
+    std::vector<Vec3> positions;
+    std::vector<Quat> rotations;
+};
+
+class World {
+public:
+    World();
+
+    /// Creates an avatar in its rest pose (pelvis at the root origin).
+    Entity create_avatar(std::shared_ptr<const Skeleton> skeleton);
+    /// Destroys an avatar; its handle becomes invalid. Returns false for an invalid handle.
+    bool destroy(Entity e);
+    [[nodiscard]] bool valid(Entity e) const;
+    [[nodiscard]] std::size_t size() const { return controllers_.size(); }
+
+    // Component access (precondition: valid(e)).
+    MotionController& controller(Entity e);
+    [[nodiscard]] const Skeleton& skeleton(Entity e) const;
+    LocalPose& local_pose(Entity e);
+    [[nodiscard]] const ModelPose& model_pose(Entity e) const;
+
+    // Dense iteration for systems: index i in [0, size()).
+    MotionController& controller_at(std::size_t i) { return *controllers_[i]; }
+    LocalPose& local_pose_at(std::size_t i) { return local_[i]; }
+    ModelPose& model_pose_at(std::size_t i) { return model_[i]; }
+    [[nodiscard]] const Skeleton& skeleton_at(std::size_t i) const { return *skeletons_[i]; }
+    [[nodiscard]] Entity entity_at(std::size_t i) const { return dense_to_entity_[i]; }
+
+    /// Adds a system at the end of its phase.
+    void add_system(System s);
+    /// Every system in run order.
+    [[nodiscard]] std::vector<const System*> schedule() const;
+
+    /// Runs every phase once. dt in seconds (0 evaluates the current time again).
+    void step(float dt);
+
+private:
+    std::vector<System> systems_[kNumPhases];
+    // Dense component arrays (same index for the same avatar).
+    std::vector<std::shared_ptr<const Skeleton>> skeletons_;
+    std::vector<std::unique_ptr<MotionController>> controllers_;
+    std::vector<LocalPose> local_;
+    std::vector<ModelPose> model_;
+    std::vector<Entity> dense_to_entity_;
+    // Sparse side: entity index → dense index, generation per slot.
+    std::vector<std::uint32_t> sparse_;
+    std::vector<std::uint32_t> generation_;
+    std::vector<std::uint32_t> free_;
+    [[nodiscard]] std::uint32_t dense_index(Entity e) const;
+};
+
+}  // namespace slanim

@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: MIT
+// LLMotionController / LLMotion / LLKeyframeMotion controller logic (spec §2.2, §2.3, §3).
+#include "slanim/runtime/motion_controller.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace slanim {
+
+namespace {
+constexpr float kFloatMax = std::numeric_limits<float>::max();
+constexpr int kStrides = kMaxAnimatedJoints / 4;
+}  // namespace
+
+MotionController::MotionController(std::shared_ptr<const Skeleton> skeleton)
+    : skeleton_(std::move(skeleton)) {
+    blender_.resize(skeleton_->num_joints());
+    blend_order_.reserve(32);
+}
+
+MotionInstance* MotionController::find(const MotionClip* clip) const {
+    for (const auto& m : all_)
+        if (!m->deprecated && m->clip.get() == clip) return m.get();
+    for (const auto& m : active_)
+        if (!m->deprecated && m->clip.get() == clip) return m.get();
+    return nullptr;
+}
+
+bool MotionController::is_active(const MotionClip* clip) const {
+    const MotionInstance* m = find(clip);
+    return m && m->active;
+}
+
+bool MotionController::start(std::shared_ptr<const MotionClip> clip, const StartOptions& opt) {
+    if (!clip) return false;
+    MotionInstance* m = find(clip.get());
+    if (m && !paused_ && m->can_deprecate && m->fade_weight > 0.01f &&
+        (m->pose_weight < 1.f || m->stop_time != 0.f)) {
+        // deprecateMotionInstance: ease the old instance out; a fresh one takes its place.
+        m->deprecated = true;
+        stop_instance(*m, false);
+        if (!m->active) {
+            std::erase_if(all_, [m](const auto& p) { return p.get() == m; });
+        }
+        m = nullptr;
+    }
+    if (!m) {
+        auto inst = std::make_unique<MotionInstance>();
+        inst->clip = std::move(clip);
+        inst->blend_type = opt.blend_type;
+        inst->cursor.reset(*inst->clip);
+        inst->rotations.assign(inst->clip->tracks().size(), Quat::identity());
+        inst->positions.assign(inst->clip->tracks().size(), Vec3{});
+        m = inst.get();
+        all_.push_back(std::move(inst));
+    } else if (m->can_deprecate && m->active) {
+        return true;  // already playing at full weight: no restart
+    }
+    activate(*m, anim_time_ - opt.start_offset);
+    return true;
+}
+
+void MotionController::start_pelvis_fix() {
+    if (!pelvis_fix_) {
+        Motion fix;
+        fix.base_priority = 0;
+        fix.duration = 0.f;
+        fix.loop = true;
+        fix.ease_in = 0.5f;
+        fix.ease_out = 0.5f;
+        MotionJoint pelvis;
+        pelvis.name = skeleton_->name(skeleton_->pelvis());
+        pelvis.joint = skeleton_->pelvis();
+        pelvis.priority = 0;
+        pelvis.pos_keys.push_back({0.f, Vec3{}});
+        fix.joints.push_back(pelvis);
+        pelvis_fix_ = MotionClip::build(fix, *skeleton_, "pelvis_fix");
+    }
+    start(pelvis_fix_);
+}
+
+void MotionController::activate(MotionInstance& m, float time) {
+    m.residual_weight = m.pose_weight;
+    const MotionClip& c = *m.clip;
+    if (c.duration() != 0.f && !c.loop())
+        m.send_stop_time = time + std::max(c.duration() - c.ease_out(), 0.f);
+    else
+        m.send_stop_time = kFloatMax;
+
+    // Move (or insert) to the front of the active list.
+    auto it = std::find_if(active_.begin(), active_.end(),
+                           [&](const auto& p) { return p.get() == &m; });
+    std::unique_ptr<MotionInstance> owned;
+    if (it != active_.end()) {
+        owned = std::move(*it);
+        active_.erase(it);
+    } else {
+        auto jt = std::find_if(all_.begin(), all_.end(), [&](const auto& p) { return p.get() == &m; });
+        owned = std::move(*jt);
+        all_.erase(jt);
+    }
+    active_.insert(active_.begin(), std::move(owned));
+
+    m.activation_time = time;
+    m.stopped = false;
+    m.active = true;
+    m.loop = LoopState{};  // onActivate: mLastLoopedTime = 0
+    bool alive = true;
+    on_update(m, 0.f, alive);  // onUpdate(0, signature) right away
+    if (anim_time_ >= m.send_stop_time) {
+        set_stop_time(m, m.send_stop_time);
+        if (m.residual_weight == 0.f) m.residual_weight = 1.f;
+    }
+}
+
+void MotionController::set_stop_time(MotionInstance& m, float time) {
+    // LLMotion::setStopTime, then the LLKeyframeMotion override that defers looping motions.
+    m.stop_time = time;
+    m.stopped = true;
+    const MotionClip& c = *m.clip;
+    if (c.loop() && c.loop_out() != c.duration()) {
+        const float start_loop = m.activation_time + c.loop_in();
+        const float frac = (c.loop_out() == c.loop_in())
+                               ? 0.f
+                               : std::fmod(time - start_loop, c.loop_out() - c.loop_in());
+        m.stop_time = std::max(time, (time - frac) + (c.duration() - c.loop_in()) - c.ease_out());
+    }
+}
+
+bool MotionController::stop_instance(MotionInstance& m, bool immediate) {
+    if (m.active && !m.stopped) {
+        set_stop_time(m, anim_time_);
+        if (immediate) deactivate(m);
+        return true;
+    }
+    return false;
+}
+
+bool MotionController::stop(const MotionClip* clip, bool immediate) {
+    MotionInstance* m = find(clip);
+    if (!m) return false;
+    const bool r = stop_instance(*m, immediate || paused_);
+    remove_inactive();
+    return r;
+}
+
+void MotionController::stop_all(bool immediate) {
+    for (const auto& m : active_) stop_instance(*m, immediate);
+    remove_inactive();
+}
+
+void MotionController::deactivate(MotionInstance& m) {
+    m.active = false;
+    m.pose_weight = 0.f;
+}
+
+void MotionController::remove_inactive() {
+    // Inactive canonical instances go back to all_; deprecated ones are deleted.
+    for (auto it = active_.begin(); it != active_.end();) {
+        if ((*it)->active) {
+            ++it;
+            continue;
+        }
+        if (!(*it)->deprecated) all_.push_back(std::move(*it));
+        it = active_.erase(it);
+    }
+}
+
+void MotionController::on_update(MotionInstance& m, float t, bool& alive) {
+    m.curve_time = motion_time_to_curve_time(*m.clip, t, m.stopped, m.loop, alive);
+}
+
+void MotionController::update_idle(MotionInstance& m) {
+    if (m.stopped && anim_time_ > m.stop_time + m.clip->ease_out()) {
+        deactivate(m);
+    } else if (m.stopped && anim_time_ > m.stop_time) {
+        if (last_time_ <= m.stop_time) m.residual_weight = m.pose_weight;
+    } else if (anim_time_ > m.send_stop_time) {
+        if (last_time_ <= m.send_stop_time) stop_instance(m, false);
+    } else if (anim_time_ >= m.activation_time) {
+        if (last_time_ < m.activation_time) m.residual_weight = m.pose_weight;
+    }
+}
+
+void MotionController::update_by_type(BlendType type) {
+    std::array<std::uint8_t, 216> last_joint_signature{};
+    // Iterate over a snapshot: stop/deactivate never reorders the list during this loop.
+    for (std::size_t idx = 0; idx < active_.size(); ++idx) {
+        MotionInstance& m = *active_[idx];
+        if (!m.active || m.blend_type != type) continue;
+        const MotionClip& c = *m.clip;
+
+        bool update_motion = false;
+        if (m.pose_weight < 1.f) {
+            update_motion = true;
+        } else {
+            for (int i = 0; i < kStrides; ++i) {
+                std::uint32_t cur, test;
+                std::memcpy(&cur, &ctrl_signature_[0][i * 4], 4);
+                std::memcpy(&test, &c.signature(0)[i * 4], 4);
+                if ((cur | test) > cur) {
+                    cur |= test;
+                    std::memcpy(&ctrl_signature_[0][i * 4], &cur, 4);
+                    update_motion = true;
+                }
+                std::memcpy(&last_joint_signature[i * 4], &ctrl_signature_[1][i * 4], 4);
+                std::memcpy(&cur, &ctrl_signature_[1][i * 4], 4);
+                std::memcpy(&test, &c.signature(1)[i * 4], 4);
+                if ((cur | test) > cur) {
+                    cur |= test;
+                    std::memcpy(&ctrl_signature_[1][i * 4], &cur, 4);
+                    update_motion = true;
+                }
+            }
+        }
+        if (!update_motion) {
+            update_idle(m);
+            continue;
+        }
+
+        if (has_run_once_ && m.min_pixel_area > pixel_area_) {
+            // fadeOut
+            m.fade_weight += (0.f - m.fade_weight) * smooth_interpolant(frame_dt_, 0.15f);
+            if (m.fade_weight < 0.01f) m.fade_weight = 0.f;
+            if (anim_time_ > m.send_stop_time) {
+                m.send_stop_time = kFloatMax;
+                stop_instance(m, false);
+            }
+            if (m.fade_weight < 0.01f) {
+                if (m.stopped && anim_time_ > m.stop_time + c.ease_out()) {
+                    m.pose_weight = 0.f;
+                    deactivate(m);
+                }
+                continue;
+            }
+        } else if (m.fade_weight < 1.f) {
+            // fadeIn
+            m.fade_weight += (1.f - m.fade_weight) * smooth_interpolant(frame_dt_, 0.15f);
+            if (m.fade_weight > 0.99f) m.fade_weight = 1.f;
+        }
+
+        bool alive = true;
+        if (m.stopped && anim_time_ > m.stop_time + c.ease_out()) {
+            // Inactive: one last update at the stop time if it never got one, else deactivate.
+            if (last_time_ <= m.stop_time) {
+                m.pose_weight = m.fade_weight;
+                on_update(m, m.stop_time - m.activation_time, alive);
+            } else {
+                m.pose_weight = 0.f;
+                deactivate(m);
+                continue;
+            }
+        } else if (m.stopped && anim_time_ > m.stop_time) {
+            // Ease out.
+            if (last_time_ <= m.stop_time) m.residual_weight = m.pose_weight;
+            if (c.ease_out() == 0.f)
+                m.pose_weight = 0.f;
+            else
+                m.pose_weight = m.fade_weight * m.residual_weight *
+                                cubic_step(1.f - ((anim_time_ - m.stop_time) / c.ease_out()));
+            on_update(m, anim_time_ - m.activation_time, alive);
+        } else if (anim_time_ > m.activation_time + c.ease_in()) {
+            // Active.
+            m.pose_weight = m.fade_weight;
+            if (anim_time_ > m.send_stop_time) {
+                m.send_stop_time = kFloatMax;
+                stop_instance(m, false);
+            }
+            on_update(m, anim_time_ - m.activation_time, alive);
+        } else if (anim_time_ >= m.activation_time) {
+            // Ease in. The fade weight multiplies only the residual term, as in the viewer.
+            if (last_time_ < m.activation_time) m.residual_weight = m.pose_weight;
+            if (c.ease_in() == 0.f)
+                m.pose_weight = m.fade_weight;
+            else
+                m.pose_weight = m.fade_weight * m.residual_weight +
+                                (1.f - m.residual_weight) *
+                                    cubic_step((anim_time_ - m.activation_time) / c.ease_in());
+            on_update(m, anim_time_ - m.activation_time, alive);
+        } else {
+            m.pose_weight = 0.f;
+            on_update(m, 0.f, alive);
+        }
+        if (!alive && (!m.stopped || m.stop_time > anim_time_)) stop_instance(m, false);
+
+        m.evaluate = true;
+        m.blend = true;  // added to the blend even when onUpdate returned false
+        blend_order_.push_back(&m);
+    }
+}
+
+void MotionController::control(float dt) {
+    blend_order_.clear();
+    for (const auto& m : active_) m->evaluate = m->blend = false;
+    if (paused_) return;
+    frame_dt_ = dt * time_factor_;
+    last_time_ = anim_time_;
+    anim_time_ += frame_dt_;
+    ctrl_signature_ = {};
+    update_by_type(BlendType::Additive);
+    ctrl_signature_ = {};
+    update_by_type(BlendType::Normal);
+    has_run_once_ = true;
+}
+
+void MotionController::sample() {
+    for (MotionInstance* m : blend_order_) {
+        if (!m->evaluate) continue;
+        SamplingJob job;
+        job.clip = m->clip.get();
+        job.time = m->curve_time;
+        job.cursor = &m->cursor;
+        job.rotations = m->rotations;
+        job.positions = m->positions;
+        job.run();
+    }
+}
+
+void MotionController::blend(const LocalPoseView& pose) {
+    for (MotionInstance* m : blend_order_) {
+        const auto tracks = m->clip->tracks();
+        for (std::size_t k = 0; k < tracks.size(); ++k) {
+            JointStateRef s;
+            s.position = &m->positions[k];
+            s.rotation = &m->rotations[k];
+            s.weight = m->pose_weight;
+            s.priority = tracks[k].priority;
+            s.usage = tracks[k].usage;
+            s.additive = m->blend_type == BlendType::Additive;
+            blender_.add(tracks[k].joint, s);
+        }
+    }
+    blender_.blend_and_apply(pose);
+    remove_inactive();
+}
+
+}  // namespace slanim

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+#include "slanim/runtime/world.hpp"
+
+#include "slanim/engine/local_to_model.hpp"
+
+namespace slanim {
+
+namespace {
+constexpr std::uint32_t kIndexBits = 20;
+constexpr std::uint32_t kIndexMask = (1u << kIndexBits) - 1u;
+constexpr std::uint32_t kNoDense = 0xFFFFFFFFu;
+}  // namespace
+
+const char* phase_name(Phase p) {
+    switch (p) {
+        case Phase::Ingest: return "ingest";
+        case Phase::Control: return "control";
+        case Phase::Sample: return "sample";
+        case Phase::Blend: return "blend";
+        case Phase::Ik: return "ik";
+        case Phase::LocalToModel: return "local_to_model";
+        case Phase::Skin: return "skin";
+    }
+    return "?";
+}
+
+World::World() {
+    using namespace component;
+    add_system({Phase::Control, "motion_control", {kSkeleton}, {kController},
+                [](World& w, float dt) {
+                    for (std::size_t i = 0; i < w.size(); ++i) w.controller_at(i).control(dt);
+                }});
+    add_system({Phase::Sample, "keyframe_sampling", {kController}, {kController},
+                [](World& w, float) {
+                    for (std::size_t i = 0; i < w.size(); ++i) w.controller_at(i).sample();
+                }});
+    add_system({Phase::Blend, "pose_blend", {kController}, {kLocalPose},
+                [](World& w, float) {
+                    for (std::size_t i = 0; i < w.size(); ++i)
+                        w.controller_at(i).blend(w.local_pose_at(i).view());
+                }});
+    add_system({Phase::LocalToModel, "local_to_model", {kSkeleton, kLocalPose}, {kModelPose},
+                [](World& w, float) {
+                    for (std::size_t i = 0; i < w.size(); ++i) {
+                        LocalPose& lp = w.local_pose_at(i);
+                        ModelPose& mp = w.model_pose_at(i);
+                        LocalToModelJob job;
+                        job.skeleton = &w.skeleton_at(i);
+                        job.local_positions = lp.positions;
+                        job.local_rotations = lp.rotations;
+                        job.local_scales = lp.scales;
+                        job.model_positions = mp.positions;
+                        job.model_rotations = mp.rotations;
+                        job.run();
+                    }
+                }});
+}
+
+Entity World::create_avatar(std::shared_ptr<const Skeleton> skeleton) {
+    std::uint32_t index;
+    if (!free_.empty()) {
+        index = free_.back();
+        free_.pop_back();
+    } else {
+        index = static_cast<std::uint32_t>(sparse_.size());
+        sparse_.push_back(kNoDense);
+        generation_.push_back(0);
+    }
+    const Entity e = index | (generation_[index] << kIndexBits);
+    sparse_[index] = static_cast<std::uint32_t>(controllers_.size());
+    dense_to_entity_.push_back(e);
+
+    const auto n = static_cast<std::size_t>(skeleton->num_joints());
+    LocalPose lp;
+    lp.positions.assign(skeleton->rest_positions().begin(), skeleton->rest_positions().end());
+    lp.rotations.assign(skeleton->rest_rotations().begin(), skeleton->rest_rotations().end());
+    lp.scales.assign(skeleton->rest_scales().begin(), skeleton->rest_scales().end());
+    ModelPose mp;
+    mp.positions.resize(n);
+    mp.rotations.resize(n);
+    LocalToModelJob job;
+    job.skeleton = skeleton.get();
+    job.local_positions = lp.positions;
+    job.local_rotations = lp.rotations;
+    job.local_scales = lp.scales;
+    job.model_positions = mp.positions;
+    job.model_rotations = mp.rotations;
+    job.run();
+
+    controllers_.push_back(std::make_unique<MotionController>(skeleton));
+    skeletons_.push_back(std::move(skeleton));
+    local_.push_back(std::move(lp));
+    model_.push_back(std::move(mp));
+    return e;
+}
+
+std::uint32_t World::dense_index(Entity e) const {
+    const std::uint32_t index = e & kIndexMask;
+    if (e == kNullEntity || index >= sparse_.size()) return kNoDense;
+    if (generation_[index] != (e >> kIndexBits)) return kNoDense;
+    return sparse_[index];
+}
+
+bool World::valid(Entity e) const { return dense_index(e) != kNoDense; }
+
+bool World::destroy(Entity e) {
+    const std::uint32_t d = dense_index(e);
+    if (d == kNoDense) return false;
+    const std::uint32_t last = static_cast<std::uint32_t>(controllers_.size() - 1);
+    if (d != last) {  // swap-remove keeps the arrays dense
+        skeletons_[d] = std::move(skeletons_[last]);
+        controllers_[d] = std::move(controllers_[last]);
+        local_[d] = std::move(local_[last]);
+        model_[d] = std::move(model_[last]);
+        dense_to_entity_[d] = dense_to_entity_[last];
+        sparse_[dense_to_entity_[d] & kIndexMask] = d;
+    }
+    skeletons_.pop_back();
+    controllers_.pop_back();
+    local_.pop_back();
+    model_.pop_back();
+    dense_to_entity_.pop_back();
+    const std::uint32_t index = e & kIndexMask;
+    sparse_[index] = kNoDense;
+    generation_[index] = (generation_[index] + 1) & (0xFFFFFFFFu >> kIndexBits);
+    free_.push_back(index);
+    return true;
+}
+
+MotionController& World::controller(Entity e) { return *controllers_[dense_index(e)]; }
+const Skeleton& World::skeleton(Entity e) const { return *skeletons_[dense_index(e)]; }
+LocalPose& World::local_pose(Entity e) { return local_[dense_index(e)]; }
+const ModelPose& World::model_pose(Entity e) const { return model_[dense_index(e)]; }
+
+void World::add_system(System s) { systems_[static_cast<int>(s.phase)].push_back(std::move(s)); }
+
+std::vector<const System*> World::schedule() const {
+    std::vector<const System*> out;
+    for (const auto& phase : systems_)
+        for (const auto& s : phase) out.push_back(&s);
+    return out;
+}
+
+void World::step(float dt) {
+    for (auto& phase : systems_)
+        for (auto& s : phase) s.run(*this, dt);
+}
+
+}  // namespace slanim
