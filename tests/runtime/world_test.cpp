@@ -1,1 +1,74 @@
+// SPDX-License-Identifier: MIT
 #include <gtest/gtest.h>
+
+#include "slanim/engine/local_to_model.hpp"
+#include "slanim/runtime/world.hpp"
+#include "test_util.hpp"
+
+using namespace slanim;
+
+TEST(World, PhasesRunInTheDocumentedOrder) {
+    World w;
+    std::vector<std::string> ran;
+    for (Phase p : {Phase::Skin, Phase::Ingest, Phase::Ik})
+        w.add_system({p, phase_name(p), {}, {}, [&ran, p](World&, float) { ran.push_back(phase_name(p)); }});
+    const auto sched = w.schedule();
+    std::vector<std::string> names;
+    for (const System* s : sched) names.push_back(s->name);
+    EXPECT_EQ(names, (std::vector<std::string>{"ingest", "motion_control", "keyframe_sampling",
+                                               "pose_blend", "ik", "local_to_model", "skin"}));
+    for (const System* s : sched)  // built-in systems declare what they read and write
+        if (s->phase != Phase::Ingest && s->phase != Phase::Ik && s->phase != Phase::Skin)
+            EXPECT_FALSE(s->writes.empty() || s->reads.empty()) << s->name;
+    w.step(0.f);
+    EXPECT_EQ(ran, (std::vector<std::string>{"ingest", "ik", "skin"}));
+}
+
+TEST(World, EntitiesAreDenseAndHandlesDetectReuse) {
+    World w;
+    const auto s = Skeleton::default_skeleton();
+    const Entity a = w.create_avatar(s), b = w.create_avatar(s), c = w.create_avatar(s);
+    EXPECT_EQ(w.size(), 3u);
+    EXPECT_TRUE(w.destroy(b));
+    EXPECT_FALSE(w.valid(b));
+    EXPECT_FALSE(w.destroy(b));
+    EXPECT_EQ(w.size(), 2u);
+    EXPECT_TRUE(w.valid(a));
+    EXPECT_TRUE(w.valid(c));
+    const Entity d = w.create_avatar(s);  // reuses b's slot with a new generation
+    EXPECT_NE(d, b);
+    EXPECT_FALSE(w.valid(b));
+    EXPECT_EQ(&w.skeleton(c), s.get());
+}
+
+TEST(World, RestPoseHasThePelvisAtTheRootAndBonesAtTheirOffsets) {
+    World w;
+    const Entity a = w.create_avatar(Skeleton::default_skeleton());
+    w.step(0.f);
+    const auto& mp = w.model_pose(a);
+    const auto& s = test::skel();
+    EXPECT_EQ(mp.positions[0], (Vec3{0.f, 0.f, 0.f}));
+    const int torso = s.find("mTorso");
+    // mPelvis → mSpine1 (+0.084) → mSpine2 (−0.084) → mTorso (+0.084)
+    EXPECT_NEAR(mp.positions[torso].z, 0.084f, 1e-6f);
+}
+
+TEST(LocalToModel, ChildOffsetsScaleByTheParentButScaleIsNotInherited) {
+    const auto& s = test::skel();
+    const auto n = static_cast<std::size_t>(s.num_joints());
+    std::vector<Vec3> lp(s.rest_positions().begin(), s.rest_positions().end());
+    std::vector<Quat> lr(s.rest_rotations().begin(), s.rest_rotations().end());
+    std::vector<Vec3> ls(s.rest_scales().begin(), s.rest_scales().end());
+    std::vector<Vec3> mp(n);
+    std::vector<Quat> mr(n);
+    const int pelvis = 0, spine1 = s.find("mSpine1"), spine2 = s.find("mSpine2");
+    ls[pelvis] = {2.f, 2.f, 2.f};
+    lr[pelvis] = maya_q(0, 0, 90, EulerOrder::XYZ);
+    LocalToModelJob job{&s, lp, lr, ls, {}, Quat::identity(), mp, mr};
+    ASSERT_TRUE(job.run());
+    EXPECT_NEAR(mp[spine1].z, 0.168f, 1e-6f);          // offset doubled by the parent scale
+    EXPECT_NEAR(mp[spine2].z, 0.168f - 0.084f, 1e-6f);  // grandchild: scale not inherited
+    EXPECT_EQ(mr[spine1], ll_mul(lr[spine1], mr[pelvis]));
+    job.model_positions = {};
+    EXPECT_FALSE(job.validate());
+}

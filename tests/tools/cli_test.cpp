@@ -1,1 +1,137 @@
+// SPDX-License-Identifier: MIT
+// The slanim command, run in-process.
 #include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "demo_motion.hpp"
+#include "slanim/engine/anim_format.hpp"
+#include "test_util.hpp"
+
+using namespace slanim;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct CliRun {
+    int code = 0;
+    std::string out, err;
+};
+
+CliRun run(std::vector<std::string> args) {
+    args.insert(args.begin(), "slanim");
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    std::ostringstream out, err;
+    CliRun r;
+    r.code = cli::run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
+    r.out = out.str();
+    r.err = err.str();
+    return r;
+}
+
+fs::path temp_dir() {
+    fs::path d = fs::temp_directory_path() / ("slanim_cli_test_" + std::to_string(::getpid()));
+    fs::create_directories(d);
+    return d;
+}
+
+std::string write_demo(const fs::path& dir) {
+    Motion m = cli::make_demo_motion();
+    const auto bytes = write_anim(encode_motion(m));
+    const std::string path = (dir / "demo.anim").string();
+    EXPECT_TRUE(write_file_atomic(path, bytes).ok());
+    return path;
+}
+
+std::size_t count_lines(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
+
+}  // namespace
+
+TEST(Cli, PlayDemoWritesEveryBoneEveryFrame) {
+    const CliRun r = run({"play", "--fps", "10", "--duration", "0.5"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("demo"), std::string::npos);  // says it plays the demo
+    EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "frame,time,joint,px,py,pz,qx,qy,qz,qw");
+    EXPECT_EQ(count_lines(r.out), 1 + 6 * 133u);  // frames 0..5
+    EXPECT_NE(r.out.find("\n0,0,mPelvis,0,0,0,0,0,0,1\n"), std::string::npos);
+}
+
+TEST(Cli, PlayJsonlAndOutputFile) {
+    const fs::path dir = temp_dir();
+    const std::string anim = write_demo(dir);
+    const std::string out = (dir / "out.jsonl").string();
+    const CliRun r = run({"play", anim, "--format", "jsonl", "--fps", "5", "-o", out});
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::ifstream f(out);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    EXPECT_EQ(count_lines(ss.str()), 11u);  // 2 s at 5 fps: frames 0..10
+    EXPECT_NE(ss.str().find("\"mShoulderRight\""), std::string::npos);
+}
+
+TEST(Cli, PlayErrorsLeaveNoOutputFile) {
+    const fs::path dir = temp_dir();
+    const std::string out = (dir / "never.csv").string();
+    const CliRun r = run({"play", (dir / "missing.anim").string(), "-o", out});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find("missing.anim"), std::string::npos);
+    EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(Cli, InfoTextJsonMarkdown) {
+    const fs::path dir = temp_dir();
+    const std::string anim = write_demo(dir);
+    CliRun r = run({"info", anim});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("prio 3"), std::string::npos);
+    EXPECT_NE(r.out.find("loop 0.000-2.000 s"), std::string::npos);
+    EXPECT_NE(r.out.find("hand relaxed(1)"), std::string::npos);
+    r = run({"info", "--format", "json", "-v", anim});
+    ASSERT_EQ(r.code, 0);
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j[0]["base_priority"], 3);
+    EXPECT_FLOAT_EQ(j[0]["duration_s"].get<float>(), 2.f);
+    EXPECT_EQ(j[0]["joints"].size(), 6u);
+    EXPECT_EQ(j[0]["joints"][0]["rotation"][0]["q"].size(), 4u);
+    r = run({"info", "--format", "md", "-v", anim});
+    EXPECT_NE(r.out.find("| # | joint |"), std::string::npos);
+}
+
+TEST(Cli, ValidateExitCodes) {
+    const fs::path dir = temp_dir();
+    const std::string good = write_demo(dir);
+    const std::string bad = (dir / "bad.anim").string();
+    {
+        std::ofstream f(bad, std::ios::binary);
+        f << "not an animation";
+    }
+    CliRun r = run({"validate", good});
+    EXPECT_EQ(r.code, 0) << r.out;
+    r = run({"validate", good, bad});  // the batch continues past the invalid file
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.out.find("demo.anim: valid"), std::string::npos);
+    EXPECT_NE(r.out.find("bad.anim: invalid"), std::string::npos);
+    EXPECT_NE(r.out.find("[version]"), std::string::npos);
+    r = run({"validate"});
+    EXPECT_EQ(r.code, 2);
+    r = run({"frobnicate"});
+    EXPECT_EQ(r.code, 2);
+}
+
+TEST(Cli, ConvertIsByteIdenticalAndRefusesToOverwriteItsInput) {
+    const fs::path dir = temp_dir();
+    const std::string in = write_demo(dir);
+    const std::string out = (dir / "copy.anim").string();
+    CliRun r = run({"convert", in, "-o", out});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(*read_file_bytes(in), *read_file_bytes(out));
+    r = run({"convert", in, "-o", in});
+    EXPECT_EQ(r.code, 2);
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package slanim needs to build, test and benchmark.
+# Usage: scripts/setup.sh   (runs apt-get through sudo when not root)
+set -euo pipefail
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+PACKAGES=(
+  build-essential cmake ninja-build ccache pkg-config
+  clang libclang-rt-14-dev            # fuzzing (libFuzzer) and sanitizer runtimes
+  libglm-dev libpugixml-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "setup: all packages present"
+fi

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+// Helpers shared by the test suites: small motions built in code.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "slanim/engine/clip.hpp"
+#include "slanim/engine/motion.hpp"
+#include "slanim/engine/skeleton.hpp"
+
+namespace slanim::test {
+
+inline const Skeleton& skel() { return *Skeleton::default_skeleton(); }
+
+/// A joint with rotation keys (time, z-angle degrees) and optional position keys.
+inline MotionJoint rot_joint(const std::string& name, std::vector<std::pair<float, float>> z_deg,
+                             int priority = -1) {
+    MotionJoint j;
+    j.name = name;
+    j.joint = skel().find(name);
+    j.priority = priority;
+    for (auto [t, a] : z_deg) j.rot_keys.push_back({t, maya_q(0.f, 0.f, a, EulerOrder::XYZ)});
+    return j;
+}
+
+inline Motion motion(std::vector<MotionJoint> joints, float duration, int priority = 2,
+                     float ease_in = 0.f, float ease_out = 0.f, bool loop = false,
+                     float loop_in = 0.f, float loop_out = 0.f) {
+    Motion m;
+    m.joints = std::move(joints);
+    m.duration = duration;
+    m.base_priority = priority;
+    m.ease_in = ease_in;
+    m.ease_out = ease_out;
+    m.loop = loop;
+    m.loop_in = loop_in;
+    m.loop_out = loop_out;
+    return m;
+}
+
+inline std::shared_ptr<const MotionClip> clip(const Motion& m, const std::string& name = "test") {
+    return MotionClip::build(m, skel(), name);
+}
+
+/// Rotation angle about Z (degrees) of a quaternion that rotates about Z only.
+inline float z_angle_deg(Quat q) { return 2.f * std::atan2(q.z, q.w) * 57.29577951308232f; }
+
+}  // namespace slanim::test
