@@ -17,9 +17,11 @@ TEST(World, PhasesRunInTheDocumentedOrder) {
     for (const System* s : sched) names.push_back(s->name);
     EXPECT_EQ(names, (std::vector<std::string>{"ingest", "motion_control", "keyframe_sampling",
                                                "pose_blend", "ik", "local_to_model", "skin"}));
-    for (const System* s : sched)  // built-in systems declare what they read and write
-        if (s->phase != Phase::Ingest && s->phase != Phase::Ik && s->phase != Phase::Skin)
+    for (const System* s : sched) {  // built-in systems declare what they read and write
+        if (s->phase != Phase::Ingest && s->phase != Phase::Ik && s->phase != Phase::Skin) {
             EXPECT_FALSE(s->writes.empty() || s->reads.empty()) << s->name;
+        }
+    }
     w.step(0.f);
     EXPECT_EQ(ran, (std::vector<std::string>{"ingest", "ik", "skin"}));
 }
