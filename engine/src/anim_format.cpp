@@ -202,7 +202,11 @@ bool Parser::parse() {
 
     off = r_.pos();
     if (!r_.read_cstring(m_.emote_name)) {
-        error("truncated", "emote name has no terminating NUL before the end of the file", off);
+        error("truncated",
+              fmt::format("file ends at byte {} inside the emote name (which starts at byte {}): "
+                          "no terminating NUL",
+                          size_, off),
+              off);
         return false;
     }
     if (!m_.emote_name.empty()) {
@@ -317,8 +321,10 @@ bool Parser::parse_joint(int j) {
     joint_index_.push_back(-1);
     std::size_t off = r_.pos();
     if (!r_.read_cstring(jt.name)) {
-        error("truncated", fmt::format("joint {} name has no terminating NUL before the end of "
-                                       "the file", j),
+        error("truncated",
+              fmt::format("file ends at byte {} inside joint {}'s name (which starts at byte {}): "
+                          "no terminating NUL",
+                          size_, j, off),
               off, w);
         return false;
     }

@@ -3,10 +3,82 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <map>
+#include <type_traits>
 
 #include "slanim/engine/skeleton.hpp"
 
 namespace slanim {
+
+namespace {
+
+constexpr std::uint32_t kMinGroupCurves = 4;
+
+// Splits the animated curves of one kind (rotations when Value is Quat) into key-sharing groups
+// and single curves; see detail::SamplingPlan.
+template <class Value>
+void plan_animated(const std::vector<ClipTrack>& tracks, const std::vector<float>& times,
+                   const std::vector<Value>& values, detail::SamplingPlan& plan) {
+    constexpr bool kRot = std::is_same_v<Value, Quat>;
+    constexpr std::uint32_t kComponents = kRot ? 4 : 3;
+    // Curves by their exact key-time bit patterns, groups in order of first appearance.
+    std::map<std::vector<std::uint32_t>, std::size_t> index;
+    std::vector<std::vector<std::uint32_t>> members;  // track indices
+    for (std::uint32_t k = 0; k < tracks.size(); ++k) {
+        const std::uint32_t first = kRot ? tracks[k].rot_first : tracks[k].pos_first;
+        const std::uint32_t count = kRot ? tracks[k].rot_count : tracks[k].pos_count;
+        if (count < 2) continue;
+        std::vector<std::uint32_t> bits(count);
+        std::memcpy(bits.data(), times.data() + first, count * sizeof(float));
+        const auto [it, inserted] = index.try_emplace(std::move(bits), members.size());
+        if (inserted) members.emplace_back();
+        members[it->second].push_back(k);
+    }
+    auto& curves = kRot ? plan.rot_curves : plan.pos_curves;
+    auto& groups = kRot ? plan.rot_groups : plan.pos_groups;
+    auto& soa = kRot ? plan.rot_soa : plan.pos_soa;
+    for (const auto& m : members) {
+        if (m.size() < kMinGroupCurves) {
+            for (const std::uint32_t k : m) {
+                const ClipTrack& t = tracks[k];
+                curves.push_back(kRot ? detail::PlanCurve{k, t.rot_first, t.rot_count}
+                                      : detail::PlanCurve{k, t.pos_first, t.pos_count});
+            }
+            continue;
+        }
+        const ClipTrack& lead = tracks[m.front()];
+        detail::PlanGroup g;
+        g.times_first = kRot ? lead.rot_first : lead.pos_first;
+        g.num_keys = kRot ? lead.rot_count : lead.pos_count;
+        g.cursor_track = m.front();
+        g.tracks_first = static_cast<std::uint32_t>(plan.group_tracks.size());
+        g.num_curves = static_cast<std::uint32_t>(m.size());
+        g.values_first = static_cast<std::uint32_t>(soa.size());
+        const std::uint32_t lanes = (g.num_curves + 3u) & ~3u;
+        plan.group_tracks.insert(plan.group_tracks.end(), m.begin(), m.end());
+        plan.group_tracks.resize(g.tracks_first + lanes, detail::SamplingPlan::kNoTrack);
+        soa.resize(soa.size() + static_cast<std::size_t>(g.num_keys) * kComponents * lanes, 0.f);
+        for (std::uint32_t key = 0; key < g.num_keys; ++key) {
+            float* row = soa.data() + g.values_first + key * kComponents * lanes;
+            for (std::uint32_t lane = 0; lane < lanes; ++lane) {
+                if (lane >= g.num_curves) {
+                    if constexpr (kRot) row[3 * lanes + lane] = 1.f;  // identity padding
+                    continue;
+                }
+                const ClipTrack& t = tracks[m[lane]];
+                const Value v = values[(kRot ? t.rot_first : t.pos_first) + key];
+                row[lane] = v.x;
+                row[lanes + lane] = v.y;
+                row[2 * lanes + lane] = v.z;
+                if constexpr (kRot) row[3 * lanes + lane] = v.w;
+            }
+        }
+        groups.push_back(g);
+    }
+}
+
+}  // namespace
 
 std::shared_ptr<const MotionClip> MotionClip::build(const Motion& m, const Skeleton& skeleton,
                                                     std::string name) {
@@ -67,6 +139,21 @@ std::shared_ptr<const MotionClip> MotionClip::build(const Motion& m, const Skele
         }
         c.tracks_.push_back(t);
     }
+
+    // Sampling plan: constants apart, then key-sharing groups and single animated curves.
+    for (std::uint32_t k = 0; k < c.tracks_.size(); ++k) {
+        const ClipTrack& t = c.tracks_[k];
+        if (t.rot_count == 1) {
+            c.plan_.const_rot_tracks.push_back(k);
+            c.plan_.const_rot_values.push_back(c.rot_values_[t.rot_first]);
+        }
+        if (t.pos_count == 1) {
+            c.plan_.const_pos_tracks.push_back(k);
+            c.plan_.const_pos_values.push_back(c.pos_values_[t.pos_first]);
+        }
+    }
+    plan_animated(c.tracks_, c.rot_times_, c.rot_values_, c.plan_);
+    plan_animated(c.tracks_, c.pos_times_, c.pos_values_, c.plan_);
     return clip;
 }
 

@@ -36,6 +36,41 @@ struct ClipTrack {
     std::uint32_t pos_first = 0, pos_count = 0;  ///< range in pos_times()/pos_values()
 };
 
+namespace detail {
+
+/// One animated curve (two keys or more) sampled on its own: `count` keys from `first` in the
+/// clip's time/value arrays, driving `track`.
+struct PlanCurve {
+    std::uint32_t track = 0;
+    std::uint32_t first = 0, count = 0;
+};
+
+/// Animated curves of one kind whose key times are identical: one seek and one interpolant
+/// per frame for all of them, values stored structure-of-arrays.
+struct PlanGroup {
+    std::uint32_t times_first = 0, num_keys = 0;  ///< the shared times, in rot/pos_times()
+    std::uint32_t cursor_track = 0;  ///< the group's first track: its cursor slot is the group's
+    std::uint32_t tracks_first = 0;  ///< in SamplingPlan::group_tracks
+    std::uint32_t num_curves = 0;    ///< lanes in use; lanes are padded to a multiple of 4
+    std::uint32_t values_first = 0;  ///< in rot_soa / pos_soa: [key][component][lane]
+};
+
+/// How SamplingJob walks a clip, built once by MotionClip::build from tracks(). Curves with one
+/// key are constants (copied, no search); animated curves sharing their key times with three
+/// or more others form groups; the rest are sampled one by one.
+struct SamplingPlan {
+    std::vector<std::uint32_t> const_rot_tracks, const_pos_tracks;
+    std::vector<Quat> const_rot_values;
+    std::vector<Vec3> const_pos_values;
+    std::vector<PlanCurve> rot_curves, pos_curves;
+    std::vector<PlanGroup> rot_groups, pos_groups;
+    std::vector<std::uint32_t> group_tracks;  ///< padding lanes hold kNoTrack
+    std::vector<float> rot_soa, pos_soa;      ///< padding lanes hold identity / zero
+    static constexpr std::uint32_t kNoTrack = 0xFFFFFFFFu;
+};
+
+}  // namespace detail
+
 class MotionClip {
 public:
     /// Builds the runtime clip. Joints unknown to the skeleton are dropped (the viewer keeps
@@ -66,6 +101,8 @@ public:
     [[nodiscard]] std::span<const Quat> rot_values() const { return rot_values_; }
     [[nodiscard]] std::span<const float> pos_times() const { return pos_times_; }
     [[nodiscard]] std::span<const Vec3> pos_values() const { return pos_values_; }
+    /// The sampling plan (an implementation detail of SamplingJob).
+    [[nodiscard]] const detail::SamplingPlan& sampling_plan() const { return plan_; }
 
     /// Joint signature rows (`LLMotion::mJointSignature`, spec §3.3): per viewer joint number,
     /// 0xFF >> (7 − priority) where the motion has that component, else 0. Row 0 = position,
@@ -88,11 +125,14 @@ private:
     std::vector<float> rot_times_, pos_times_;
     std::vector<Quat> rot_values_;
     std::vector<Vec3> pos_values_;
+    detail::SamplingPlan plan_;
     std::array<std::array<std::uint8_t, 216>, 2> signature_{};
 };
 
 /// Per-instance sampling state: for each track, the index of the first key at or after the last
-/// sampled time. Sized by SamplingCursor::reset; never allocates during sampling.
+/// sampled time (for a key-sharing group of the sampling plan, only the slot of the group's
+/// first track is kept up to date). Sized by SamplingCursor::reset; never allocates during
+/// sampling.
 struct SamplingCursor {
     std::vector<std::uint32_t> rot, pos;
     const MotionClip* clip = nullptr;
