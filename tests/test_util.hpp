@@ -2,6 +2,9 @@
 // Helpers shared by the test suites: small motions built in code.
 #pragma once
 
+#include <cmath>
+#include <iterator>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,6 +45,24 @@ inline Motion motion(std::vector<MotionJoint> joints, float duration, int priori
 
 inline std::shared_ptr<const MotionClip> clip(const Motion& m, const std::string& name = "test") {
     return MotionClip::build(m, skel(), name);
+}
+
+/// The viewer's curve lookup (`RotationCurve/PositionCurve::getValue`, spec §2.1) on a
+/// std::map: the reference the cursor-based sampler must match bit for bit.
+template <class V, class Interp>
+V viewer_get_value(const std::map<float, V>& keys, float t, Interp interp) {
+    auto right = keys.lower_bound(t);
+    if (right == keys.end()) return std::prev(right)->second;
+    if (right == keys.begin() || right->first == t) return right->second;
+    auto left = std::prev(right);
+    const float u = (t - left->first) / (right->first - left->first);
+    return interp(u, left->second, right->second);
+}
+inline Quat viewer_rot(const std::map<float, Quat>& keys, float t) {
+    return viewer_get_value(keys, t, [](float u, Quat a, Quat b) { return ll_nlerp(u, a, b); });
+}
+inline Vec3 viewer_pos(const std::map<float, Vec3>& keys, float t) {
+    return viewer_get_value(keys, t, [](float u, Vec3 a, Vec3 b) { return lerp(a, b, u); });
 }
 
 /// Rotation angle about Z (degrees) of a quaternion that rotates about Z only.

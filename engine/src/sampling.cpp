@@ -82,6 +82,28 @@ struct Queue {
     }
 };
 
+// The two keys a seeked key-sharing group interpolates between, and the factor. `i` is the
+// lower_bound index; `components` is 4 for rotations, 3 for positions. On a hold (before the
+// first key, past the last, or an exact hit) both point at the held key and u is 0.
+struct GroupKeys {
+    const float* a;
+    const float* b;
+    float u;
+    bool hold;
+    std::uint32_t lanes;
+};
+inline GroupKeys group_keys(const PlanGroup& g, const float* soa, std::uint32_t components,
+                            const float* times, std::uint32_t i, float t) {
+    const std::uint32_t lanes = (g.num_curves + 3u) & ~3u;
+    const std::uint32_t n = g.num_keys;
+    const bool hold = i == n || i == 0 || times[i] == t;
+    const std::uint32_t key = hold ? (i == n ? n - 1 : i) : i - 1;
+    const float* a = soa + static_cast<std::size_t>(key) * components * lanes;
+    const float* b = hold ? a : a + components * lanes;
+    const float u = hold ? 0.f : (t - times[i - 1]) / (times[i] - times[i - 1]);
+    return {a, b, u, hold, lanes};
+}
+
 #if SLANIM_SAMPLING_SSE2
 
 constexpr Quat kPadRot[2] = {Quat::identity(), Quat::identity()};
@@ -184,12 +206,12 @@ void flush_positions(Queue<Vec3>& q, float t) {
 // A rotation group at key index i (seeked). `soa` = [key][x, y, z, w][lanes].
 void sample_rot_group(const PlanGroup& g, const std::uint32_t* tracks, const float* soa,
                       const float* times, std::uint32_t i, float t, Quat* out) {
-    const std::uint32_t lanes = (g.num_curves + 3u) & ~3u;
-    const std::uint32_t n = g.num_keys;
-    const bool hold = i == n || i == 0 || times[i] == t;
-    const float* va = soa + static_cast<std::size_t>(hold ? (i == n ? n - 1 : i) : i - 1) * 4 * lanes;
-    const float* vb = hold ? va : va + 4 * lanes;
-    const float u = hold ? 0.f : (t - times[i - 1]) / (times[i] - times[i - 1]);
+    const GroupKeys k = group_keys(g, soa, 4, times, i, t);
+    const std::uint32_t lanes = k.lanes;
+    const bool hold = k.hold;
+    const float* va = k.a;
+    const float* vb = k.b;
+    const float u = k.u;
     const __m128 vu = _mm_set1_ps(u);
     for (std::uint32_t l0 = 0; l0 < g.num_curves; l0 += 4) {
         Rows4 r = load_rows(va + l0, lanes);
@@ -213,12 +235,12 @@ void sample_rot_group(const PlanGroup& g, const std::uint32_t* tracks, const flo
 // A position group at key index i (seeked). `soa` = [key][x, y, z][lanes].
 void sample_pos_group(const PlanGroup& g, const std::uint32_t* tracks, const float* soa,
                       const float* times, std::uint32_t i, float t, Vec3* out) {
-    const std::uint32_t lanes = (g.num_curves + 3u) & ~3u;
-    const std::uint32_t n = g.num_keys;
-    const bool hold = i == n || i == 0 || times[i] == t;
-    const float* va = soa + static_cast<std::size_t>(hold ? (i == n ? n - 1 : i) : i - 1) * 3 * lanes;
-    const float* vb = hold ? va : va + 3 * lanes;
-    const __m128 u = _mm_set1_ps(hold ? 0.f : (t - times[i - 1]) / (times[i] - times[i - 1]));
+    const GroupKeys k = group_keys(g, soa, 3, times, i, t);
+    const std::uint32_t lanes = k.lanes;
+    const bool hold = k.hold;
+    const float* va = k.a;
+    const float* vb = k.b;
+    const __m128 u = _mm_set1_ps(k.u);
     for (std::uint32_t l0 = 0; l0 < g.num_curves; l0 += 4) {
         __m128 x = _mm_loadu_ps(va + l0), y = _mm_loadu_ps(va + lanes + l0),
                z = _mm_loadu_ps(va + 2 * lanes + l0);
@@ -256,12 +278,12 @@ void flush_positions(Queue<Vec3>& q, float t) {
 
 void sample_rot_group(const PlanGroup& g, const std::uint32_t* tracks, const float* soa,
                       const float* times, std::uint32_t i, float t, Quat* out) {
-    const std::uint32_t lanes = (g.num_curves + 3u) & ~3u;
-    const std::uint32_t n = g.num_keys;
-    const bool hold = i == n || i == 0 || times[i] == t;
-    const float* va = soa + static_cast<std::size_t>(hold ? (i == n ? n - 1 : i) : i - 1) * 4 * lanes;
-    const float* vb = hold ? va : va + 4 * lanes;
-    const float u = hold ? 0.f : (t - times[i - 1]) / (times[i] - times[i - 1]);
+    const GroupKeys k = group_keys(g, soa, 4, times, i, t);
+    const std::uint32_t lanes = k.lanes;
+    const bool hold = k.hold;
+    const float* va = k.a;
+    const float* vb = k.b;
+    const float u = k.u;
     for (std::uint32_t l = 0; l < g.num_curves; ++l) {
         const Quat a{va[l], va[lanes + l], va[2 * lanes + l], va[3 * lanes + l]};
         const Quat b{vb[l], vb[lanes + l], vb[2 * lanes + l], vb[3 * lanes + l]};
@@ -271,12 +293,12 @@ void sample_rot_group(const PlanGroup& g, const std::uint32_t* tracks, const flo
 
 void sample_pos_group(const PlanGroup& g, const std::uint32_t* tracks, const float* soa,
                       const float* times, std::uint32_t i, float t, Vec3* out) {
-    const std::uint32_t lanes = (g.num_curves + 3u) & ~3u;
-    const std::uint32_t n = g.num_keys;
-    const bool hold = i == n || i == 0 || times[i] == t;
-    const float* va = soa + static_cast<std::size_t>(hold ? (i == n ? n - 1 : i) : i - 1) * 3 * lanes;
-    const float* vb = hold ? va : va + 3 * lanes;
-    const float u = hold ? 0.f : (t - times[i - 1]) / (times[i] - times[i - 1]);
+    const GroupKeys k = group_keys(g, soa, 3, times, i, t);
+    const std::uint32_t lanes = k.lanes;
+    const bool hold = k.hold;
+    const float* va = k.a;
+    const float* vb = k.b;
+    const float u = k.u;
     for (std::uint32_t l = 0; l < g.num_curves; ++l) {
         const Vec3 a{va[l], va[lanes + l], va[2 * lanes + l]};
         const Vec3 b{vb[l], vb[lanes + l], vb[2 * lanes + l]};

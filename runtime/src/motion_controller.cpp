@@ -284,15 +284,14 @@ void MotionController::update_by_type(BlendType type) {
         }
         if (!alive && (!m.stopped || m.stop_time > anim_time_)) stop_instance(m, false);
 
-        m.evaluate = true;
-        m.blend = true;  // added to the blend even when onUpdate returned false
+        m.evaluate = true;  // blended even when onUpdate returned false
         blend_order_.push_back(&m);
     }
 }
 
 void MotionController::control(float dt) {
     blend_order_.clear();
-    for (const auto& m : active_) m->evaluate = m->blend = false;
+    for (const auto& m : active_) m->evaluate = false;
     if (paused_) return;
     frame_dt_ = dt * time_factor_;
     last_time_ = anim_time_;
@@ -306,7 +305,6 @@ void MotionController::control(float dt) {
 
 void MotionController::sample() {
     for (MotionInstance* m : blend_order_) {
-        if (!m->evaluate) continue;
         SamplingJob job;
         job.clip = m->clip.get();
         job.time = m->curve_time;

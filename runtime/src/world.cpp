@@ -9,6 +9,17 @@ namespace {
 constexpr std::uint32_t kIndexBits = 20;
 constexpr std::uint32_t kIndexMask = (1u << kIndexBits) - 1u;
 constexpr std::uint32_t kNoDense = 0xFFFFFFFFu;
+
+void update_model_pose(const Skeleton& skeleton, const LocalPose& lp, ModelPose& mp) {
+    LocalToModelJob job;
+    job.skeleton = &skeleton;
+    job.local_positions = lp.positions;
+    job.local_rotations = lp.rotations;
+    job.local_scales = lp.scales;
+    job.model_positions = mp.positions;
+    job.model_rotations = mp.rotations;
+    job.run();
+}
 }  // namespace
 
 const char* phase_name(Phase p) {
@@ -41,18 +52,8 @@ World::World() {
                 }});
     add_system({Phase::LocalToModel, "local_to_model", {kSkeleton, kLocalPose}, {kModelPose},
                 [](World& w, float) {
-                    for (std::size_t i = 0; i < w.size(); ++i) {
-                        LocalPose& lp = w.local_pose_at(i);
-                        ModelPose& mp = w.model_pose_at(i);
-                        LocalToModelJob job;
-                        job.skeleton = &w.skeleton_at(i);
-                        job.local_positions = lp.positions;
-                        job.local_rotations = lp.rotations;
-                        job.local_scales = lp.scales;
-                        job.model_positions = mp.positions;
-                        job.model_rotations = mp.rotations;
-                        job.run();
-                    }
+                    for (std::size_t i = 0; i < w.size(); ++i)
+                        update_model_pose(w.skeleton_at(i), w.local_pose_at(i), w.model_pose_at(i));
                 }});
 }
 
@@ -78,14 +79,7 @@ Entity World::create_avatar(std::shared_ptr<const Skeleton> skeleton) {
     ModelPose mp;
     mp.positions.resize(n);
     mp.rotations.resize(n);
-    LocalToModelJob job;
-    job.skeleton = skeleton.get();
-    job.local_positions = lp.positions;
-    job.local_rotations = lp.rotations;
-    job.local_scales = lp.scales;
-    job.model_positions = mp.positions;
-    job.model_rotations = mp.rotations;
-    job.run();
+    update_model_pose(*skeleton, lp, mp);
 
     controllers_.push_back(std::make_unique<MotionController>(skeleton));
     skeletons_.push_back(std::move(skeleton));

@@ -11,21 +11,12 @@
 #include "slanim/engine/clip.hpp"
 #include "slanim/engine/motion.hpp"
 #include "slanim/engine/skeleton.hpp"
+#include "test_util.hpp"
 
 using namespace slanim;
 namespace fs = std::filesystem;
 
 namespace {
-
-template <class V, class Interp>
-V reference(const std::map<float, V>& keys, float t, Interp interp) {
-    auto right = keys.lower_bound(t);
-    if (right == keys.end()) return std::prev(right)->second;
-    if (right == keys.begin() || right->first == t) return right->second;
-    auto left = std::prev(right);
-    const float u = (t - left->first) / (right->first - left->first);
-    return interp(u, left->second, right->second);
-}
 
 template <class T>
 bool same_bits(const T& a, const T& b) { return std::memcmp(&a, &b, sizeof(T)) == 0; }
@@ -68,12 +59,12 @@ TEST(SamplingExact, RealMotionsMatchTheViewersLookupBitForBit) {
             ASSERT_TRUE(job.run());
             for (std::size_t k = 0; k < tracks.size(); ++k) {
                 if (!rmaps[k].empty()) {
-                    const Quat want = reference(rmaps[k], t, [](float u, Quat a, Quat b) { return ll_nlerp(u, a, b); });
+                    const Quat want = test::viewer_rot(rmaps[k], t);
                     ASSERT_TRUE(same_bits(rot[k], want)) << e.path() << " track " << k << " t=" << t;
                     ++compared;
                 }
                 if (!pmaps[k].empty()) {
-                    const Vec3 want = reference(pmaps[k], t, [](float u, Vec3 a, Vec3 b) { return lerp(a, b, u); });
+                    const Vec3 want = test::viewer_pos(pmaps[k], t);
                     ASSERT_TRUE(same_bits(pos[k], want)) << e.path() << " track " << k << " t=" << t;
                     ++compared;
                 }

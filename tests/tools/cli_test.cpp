@@ -135,3 +135,35 @@ TEST(Cli, ConvertIsByteIdenticalAndRefusesToOverwriteItsInput) {
     r = run({"convert", in, "-o", in});
     EXPECT_EQ(r.code, 2);
 }
+
+// --stop-at makes looping motions ease out; --pelvis-fix then brings the pelvis back to 0.
+TEST(Cli, PlayStopAtEasesOutAndPelvisFixReturnsThePelvis) {
+    const fs::path dir = temp_dir();
+    const std::string anim = write_demo(dir);  // looping wave, ease out 0.5 s, pelvis bob
+    auto last_frame_row = [](const std::string& csv, const std::string& joint) {
+        const auto at = csv.rfind("," + joint + ",");
+        return csv.substr(csv.rfind('\n', at) + 1, csv.find('\n', at) - csv.rfind('\n', at) - 1);
+    };
+    const CliRun looping = run({"play", anim, "--fps", "10", "--duration", "4"});
+    ASSERT_EQ(looping.code, 0) << looping.err;
+    const CliRun stopped = run({"play", anim, "--fps", "10", "--duration", "4", "--stop-at", "1", "--pelvis-fix"});
+    ASSERT_EQ(stopped.code, 0) << stopped.err;
+    // Still waving at 4 s without a stop: the shoulder is raised, unlike the rest pose.
+    const std::string rest = "0,0,0,1";
+    EXPECT_EQ(last_frame_row(looping.out, "mShoulderRight").find(rest), std::string::npos);
+    // Stopped at 1 s (deferred to the end of the loop at 2 s, minus the ease out) and eased out
+    // by 2 s: nothing drives the arm, so it keeps its last pose, but the pelvis fix has returned
+    // the pelvis to the root.
+    EXPECT_EQ(last_frame_row(stopped.out, "mPelvis"), "40,4,mPelvis,0,0,0,0,0,0,1");
+}
+
+TEST(Cli, PlayWithACharacterFolder) {
+    const fs::path character = fs::path(SLANIM_SHARED_DIR) / "sl-character";
+    if (!fs::is_directory(character)) GTEST_SKIP() << "../shared is absent (" << character << ")";
+    CliRun r = run({"play", "--duration", "0", "--character", character.string()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(count_lines(r.out), 1 + 133u);
+    r = run({"play", "--character", (temp_dir() / "no-such-folder").string()});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find("no-such-folder"), std::string::npos);
+}

@@ -203,17 +203,18 @@ int cmd_play(Context& c, const PlayOptions& o) {
     const Skeleton& sk = **skel;
 
     std::ostringstream buffer;
-    std::ofstream file_stream;
     std::ostream& os = o.output.empty() ? c.out : static_cast<std::ostream&>(buffer);
     if (o.format == "csv") os << "frame,time,joint,px,py,pz,qx,qy,qz,qw\n";
     bool stopped = false;
     for (long long f = 0; f < frames; ++f) {
         const double t = static_cast<double>(f) / o.fps;
+        world.step(f == 0 ? 0.f : dt);
         if (o.stop_at && !stopped && t >= *o.stop_at) {
-            ctrl.stop_all();
+            // Stop the named motions at this frame's time (they ease out from here); the
+            // always-on pelvis fix keeps running, as in the viewer.
+            for (const auto& clip : clips) ctrl.stop(clip.get());
             stopped = true;
         }
-        world.step(f == 0 ? 0.f : dt);
         const ModelPose& mp = world.model_pose(avatar);
         if (o.format == "csv") {
             for (int j = 0; j < sk.num_bones(); ++j) {
@@ -282,7 +283,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     play->add_option("--character", po.character, "Viewer character folder (default: embedded skeleton)");
     play->add_option("--fps", po.fps, "Frames per second (default 30)");
     play->add_option("--duration", duration, "Seconds to play (default: the longest motion, 1 s if 0)");
-    play->add_option("--stop-at", stop_at, "Stop every motion at this time (they ease out)");
+    play->add_option("--stop-at", stop_at, "Stop the named motions at the first frame at or after this time (they ease out)");
     play->add_option("--format", po.format, "csv or jsonl")->check(CLI::IsMember({"csv", "jsonl"}));
     play->add_option("-o,--output", po.output, "Output file (default: standard output)");
     play->add_flag("--pelvis-fix", po.pelvis_fix, "Also run the viewer's always-on pelvis-fix motion");

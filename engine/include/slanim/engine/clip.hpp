@@ -156,13 +156,15 @@ struct SamplingJob {
     bool run() const;
 };
 
-/// Motion time → curve time, `LLKeyframeMotion::onUpdate` (spec §2.2). `state` carries the
-/// viewer's mLastLoopedTime / mLastUpdateTime between frames. Returns the curve time; `alive`
-/// is the return value of onUpdate (looped ≤ duration).
+/// The viewer's mLastLoopedTime / mLastUpdateTime, carried between frames (seconds).
 struct LoopState {
     float last_looped = 0.f;
     float last_update = 0.f;
 };
+/// Motion time → curve time, `LLKeyframeMotion::onUpdate` (spec §2.2). `t` is seconds since
+/// activation (negative values count as 0); `stopped` selects the run-on-to-the-end rule of a
+/// stopped looping motion. Returns the curve time in seconds; `alive` is onUpdate's return value
+/// (looped ≤ duration), false meaning the controller should stop the motion.
 float motion_time_to_curve_time(const MotionClip& clip, float t, bool stopped, LoopState& state,
                                 bool& alive);
 

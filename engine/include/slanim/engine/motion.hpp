@@ -77,8 +77,9 @@ struct Motion {
 
 /// Decodes a raw motion: U16 decode with the zero snap, w rebuilt from x, y, z, duplicate
 /// times collapsed (last wins), keys sorted by time, aliases resolved to canonical names,
-/// legacy 0.1 keys converted (mayaQ ZYX degrees; positions clamped to ±5 m).
-/// Fails only on what parse_anim reports as errors that make decoding impossible.
+/// legacy 0.1 keys converted (mayaQ ZYX degrees; positions clamped to ±5 m). Never fails: it
+/// decodes whatever parse_anim produced; callers check ParseResult::ok() first when they want
+/// the viewer's accept/reject decision. Unknown joints keep joint = −1.
 Motion decode_motion(const RawMotion& raw, const Skeleton& skeleton);
 
 /// Encodes a motion as the viewer's serialize does: times floor-quantized over

@@ -119,7 +119,7 @@ public:
     /// Index of a collision volume by exact name (`getCollisionVolumeID`), or −1.
     [[nodiscard]] int find_collision_volume(std::string_view name) const;
 
-    /// Joint indices of the bones (0..num_bones−1), for iteration.
+    /// Index of the skeleton's top bone (mPelvis in the viewer's file): always 0.
     [[nodiscard]] int pelvis() const { return 0; }
 
 private:

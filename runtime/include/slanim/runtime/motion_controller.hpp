@@ -43,9 +43,9 @@ struct MotionInstance {
     LoopState loop;
     float curve_time = 0.f;  ///< looped time sampled this frame
 
-    // Per-frame flags set by control().
-    bool evaluate = false;  ///< sampled this frame
-    bool blend = false;     ///< offered to the blender this frame
+    /// Set by control(): sampled and offered to the blender this frame (false when the joint
+    /// signature test left it idle, §3.3).
+    bool evaluate = false;
 
     // Joint states (per clip track).
     SamplingCursor cursor;
