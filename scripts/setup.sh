@@ -9,6 +9,7 @@ PACKAGES=(
   clang libclang-rt-14-dev            # fuzzing (libFuzzer) and sanitizer runtimes
   libglm-dev libpugixml-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libcairo2-dev fonts-dejavu-core     # charts (slanim ik --plot)
 )
 missing=()
 for p in "${PACKAGES[@]}"; do
