@@ -1,1 +1,109 @@
 // SPDX-License-Identifier: MIT
+// Cyclic coordinate descent (Wang & Chen 1991, "A combined optimization method for solving the
+// inverse kinematics problem of mechanical manipulators"; Kenwright 2012): each sweep visits
+// J[1] (next to the end joint) up to the root J[L] and turns that one joint, in world space, by
+// the shortest arc that points joint→effector at joint→goal, which is the single-joint optimum.
+#include <cmath>
+
+#include "chain_math.hpp"
+
+namespace slanim::ik {
+
+namespace {
+
+using detail::ChainWorld;
+
+/// Bend applied when a sweep cannot move any joint although the goal is reachable: a straight
+/// chain lying on the line through the goal is a stationary point of CCD (every joint already
+/// points the effector at the goal, or exactly away from it), so something must break symmetry.
+constexpr float kNudgeAngle = 0.1f;
+
+/// A sweep whose largest joint change is below this (radians) made no progress.
+constexpr float kStallAngle = 1e-7f;
+
+/// Where joint J[k] should aim the effector. For a point, the point. For a plane, the nearest
+/// spot the effector can reach by turning J[k] alone: it stays on the sphere about the joint
+/// through the effector, so the goal is the point of that sphere's circle on the plane nearest
+/// the effector, or, when the sphere misses the plane, the sphere point nearest the plane. This
+/// is the exact single-joint optimum, as the point case is (plain projection of the effector on
+/// the plane would land off the plane and converge more slowly).
+Vec3 joint_goal(const Target& target, Vec3 normal, Vec3 joint, Vec3 effector) {
+    if (target.kind == TargetKind::Point) return target.point;
+    const float r = length(effector - joint);
+    const float h = dot(joint - target.point, normal);  // signed height of the joint
+    if (std::fabs(h) >= r) return joint - normal * (h > 0.f ? r : -r);
+    const Vec3 centre = joint - normal * h;
+    const Vec3 in_plane = (effector - centre) - normal * dot(effector - centre, normal);
+    const Vec3 dir = detail::normalized_or(in_plane, detail::any_perpendicular(normal));
+    return centre + dir * std::sqrt(r * r - h * h);
+}
+
+}  // namespace
+
+bool CcdJob::validate() const { return detail::valid_iterative_job(pose, target, settings); }
+
+bool CcdJob::run() const {
+    if (!validate()) return false;
+    ChainWorld w;
+    detail::forward_kinematics(pose, w);
+    const int last = w.n - 1;  // L: the root
+    const bool keep = settings.end_rotation == EndRotation::Keep;
+    // With Keep, J[0] keeps its start world rotation, so its effector offset is a fixed world
+    // vector for the whole solve, whatever the (Follow-style) local rotation in `w` says.
+    const Quat saved_world0 = w.rot[0];
+    const Vec3 keep_offset = rotate(pose.effector, saved_world0);
+    auto effector = [&]() { return keep ? detail::kept_effector(w, keep_offset) : w.effector; };
+    const Vec3 normal = detail::plane_normal(target);
+
+    const float initial_error = target_error(target, effector());
+    const bool reachable =
+        detail::chain_reachable(pose, target, settings.end_rotation, keep_offset);
+    float error = initial_error;
+    int sweeps = 0;
+    bool nudged = false;
+    while (sweeps < settings.max_iterations && error > settings.tolerance) {
+        float moved = 0.f;
+        for (int k = 1; k <= last; ++k) {
+            const Vec3 e = effector();
+            const Vec3 to_effector = e - w.pos[k];
+            const Vec3 to_goal = joint_goal(target, normal, w.pos[k], e) - w.pos[k];
+            // Antiparallel (effector pointing straight away from the goal): a half turn. Hint the
+            // axis perpendicular to the bone so a straight chain folds in a definite plane.
+            const Quat arc = detail::aim_arc(to_effector, to_goal,
+                                             detail::any_perpendicular(to_effector));
+            if (arc == Quat::identity()) continue;  // degenerate or already aimed
+            // World-space turn: apply the old world rotation, then the arc.
+            const Quat new_world = ll_mul(w.rot[k], arc);
+            const float change =
+                detail::commit_world_rotation(pose, w, k, new_world, settings.limits);
+            if (change > 0.f) detail::update_below(pose, w, k);
+            moved = std::fmax(moved, change);
+        }
+        ++sweeps;
+        error = target_error(target, effector());
+        if (moved < kStallAngle && error > settings.tolerance) {
+            // Stationary: straight chain on the goal line, or pinned by limits. One symmetric
+            // bend of the inner joints, then carry on; if it stalls again, it is a true optimum.
+            if (!reachable || nudged || last < 2) break;
+            nudged = true;
+            Vec3 line = (keep ? target.point - keep_offset : target.point) - w.pos[last];
+            if (length(line) <= detail::kTinyLength) line = effector() - w.pos[last];
+            const Quat bend = quat_from_axis_angle(kNudgeAngle, detail::any_perpendicular(line));
+            for (int k = last - 1; k >= 1; --k) {
+                if (detail::commit_world_rotation(pose, w, k, ll_mul(w.rot[k], bend),
+                                                  settings.limits) > 0.f)
+                    detail::update_below(pose, w, k);
+            }
+            error = target_error(target, effector());
+        }
+    }
+
+    detail::finish_end_rotation(pose, w, settings.end_rotation, saved_world0);
+    // Report from a fresh FK of what was written, the pose callers will see.
+    const float final_error = target_error(target, effector_position(pose));
+    detail::fill_report(report, sweeps, initial_error, final_error, settings.tolerance,
+                        reachable);
+    return true;
+}
+
+}  // namespace slanim::ik

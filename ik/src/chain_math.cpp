@@ -59,6 +59,117 @@ void finish_end_rotation(const ChainPose& pose, const ChainWorld& w, EndRotation
     pose.local_rotations[0] = ll_mul(saved_world, conjugate(w.rot[1]));
 }
 
+
+Quat unit(Quat q) {
+    const float m = std::sqrt(dot(q, q));
+    if (!(m > 1e-12f) || !std::isfinite(m)) return Quat::identity();
+    const float inv = 1.f / m;
+    return {q.x * inv, q.y * inv, q.z * inv, q.w * inv};
+}
+
+Vec3 normalized_or(Vec3 v, Vec3 fallback) {
+    const float len = length(v);
+    if (!(len > kTinyLength) || !std::isfinite(len)) return fallback;
+    return v * (1.f / len);
+}
+
+Vec3 any_perpendicular(Vec3 v) {
+    // Cross with the coordinate axis least aligned with v: never near-parallel.
+    const float ax = std::fabs(v.x), ay = std::fabs(v.y), az = std::fabs(v.z);
+    const Vec3 axis = (ax <= ay && ax <= az) ? Vec3{1.f, 0.f, 0.f}
+                      : (ay <= az)           ? Vec3{0.f, 1.f, 0.f}
+                                             : Vec3{0.f, 0.f, 1.f};
+    return normalized_or(cross(v, axis), Vec3{1.f, 0.f, 0.f});
+}
+
+Quat aim_arc(Vec3 from, Vec3 to, Vec3 hint) {
+    const float la = length(from);
+    const float lb = length(to);
+    if (!(la > kTinyLength) || !(lb > kTinyLength)) return Quat::identity();
+    const Vec3 a = from * (1.f / la);
+    const Vec3 b = to * (1.f / lb);
+    const float c = dot(a, b);
+    if (c < -1.f + 1e-6f) {
+        // Half turn: every axis perpendicular to `a` works; prefer the caller's so that, e.g., a
+        // straight chain bends in a predictable plane.
+        Vec3 axis = hint - a * dot(a, hint);
+        axis = normalized_or(axis, any_perpendicular(a));
+        return {axis.x, axis.y, axis.z, 0.f};
+    }
+    // Half-angle form: (a × b, 1 + a·b) normalised is the rotation by angle(a, b) about a × b.
+    const Vec3 x = cross(a, b);
+    return unit(Quat{x.x, x.y, x.z, 1.f + c});
+}
+
+float rotation_angle_between(Quat a, Quat b) {
+    // Vector part of a ⊗ b⁻¹ is sin(θ/2)·axis: atan2 keeps small angles precise where
+    // acos(|a·b|) would round them to 0.
+    const Quat r = hamilton(a, conjugate(b));
+    const float s = std::sqrt(r.x * r.x + r.y * r.y + r.z * r.z);
+    return 2.f * std::atan2(s, std::fabs(r.w));
+}
+
+float commit_world_rotation(const ChainPose& pose, ChainWorld& w, int k, Quat new_world,
+                            std::span<const JointLimit> limits) {
+    const Quat parent = parent_world(pose, w, k);
+    Quat local = unit(ll_mul(new_world, conjugate(parent)));
+    if (!limits.empty()) local = unit(apply_limit(limits[static_cast<std::size_t>(k)], local));
+    const Quat old = pose.local_rotations[static_cast<std::size_t>(k)];
+    // Same hemisphere as before so that later blending (nlerp) of solved poses does not flip.
+    if (dot(local, old) < 0.f) local = negate(local);
+    const Quat world = ll_mul(local, parent);
+    if (!is_finite(local) || !is_finite(world)) return 0.f;
+    pose.local_rotations[static_cast<std::size_t>(k)] = local;
+    w.rot[k] = world;
+    return rotation_angle_between(local, unit(old));
+}
+
+bool valid_iterative_job(const ChainPose& pose, const Target& target,
+                         const SolveSettings& settings) {
+    if (!valid_pose(pose) || !valid_target(target)) return false;
+    if (!valid_limits(settings.limits, pose.local_rotations.size())) return false;
+    if (settings.max_iterations < 1) return false;
+    return std::isfinite(settings.tolerance) && settings.tolerance >= 0.f;
+}
+
+Vec3 plane_normal(const Target& target) {
+    return normalized_or(target.normal, Vec3{0.f, 0.f, 1.f});
+}
+
+bool chain_reachable(const ChainPose& pose, const Target& target, EndRotation mode,
+                     Vec3 keep_offset) {
+    const std::size_t n = pose.local_rotations.size();
+    float sum = 0.f;
+    float longest = 0.f;
+    for (std::size_t k = 0; k + 1 < n; ++k) {
+        Vec3 seg = pose.offsets[k];
+        if (k == 0 && mode == EndRotation::Follow)
+            seg = seg + rotate(pose.effector, pose.local_rotations[0]);
+        const float len = length(seg);
+        sum += len;
+        longest = std::fmax(longest, len);
+    }
+    const bool keep = mode == EndRotation::Keep;
+    const Vec3 goal = keep ? target.point - keep_offset : target.point;
+    constexpr float kSlack = 1e-5f;
+    if (target.kind == TargetKind::Plane) {
+        return std::fabs(dot(pose.root_position - goal, plane_normal(target))) <= sum + kSlack;
+    }
+    const float dist = length(goal - pose.root_position);
+    const float inner = std::fmax(0.f, 2.f * longest - sum);
+    return dist <= sum + kSlack && dist >= inner - kSlack;
+}
+
+void fill_report(SolveReport* report, int iterations, float initial_error, float error,
+                 float tolerance, bool reachable) {
+    if (report == nullptr) return;
+    report->iterations = iterations;
+    report->initial_error = initial_error;
+    report->error = error;
+    report->converged = error <= tolerance;
+    report->reachable = reachable;
+}
+
 }  // namespace slanim::ik::detail
 
 namespace slanim::ik {

@@ -35,4 +35,71 @@ bool valid_target(const Target& target);
 void finish_end_rotation(const ChainPose& pose, const ChainWorld& w, EndRotation mode,
                          Quat saved_world);
 
+
+// ---- Additions for the iterative and analytic solvers -----------------------------------------
+
+/// Below this length (metres) a vector has no usable direction.
+inline constexpr float kTinyLength = 1e-7f;
+
+/// Exact normalisation (unlike ll_normalize, which skips rescaling within 1e-6); identity when
+/// |q| is (near) zero or not finite.
+Quat unit(Quat q);
+inline Quat negate(Quat q) { return {-q.x, -q.y, -q.z, -q.w}; }
+
+/// v / |v|, or `fallback` when |v| ≤ kTinyLength.
+Vec3 normalized_or(Vec3 v, Vec3 fallback);
+
+/// A unit vector perpendicular to `v` (any one; deterministic). +X for a zero `v`.
+Vec3 any_perpendicular(Vec3 v);
+
+/// The rotation taking direction `from` to direction `to`, robust where shortest_arc is not:
+/// identity when either vector is shorter than kTinyLength (a joint that cannot aim), and a half
+/// turn about an axis perpendicular to `from` when the two are antiparallel or so close to it
+/// that the cross product has no reliable direction (the viewer's shortestArc picks an axis in
+/// the XY plane and only for exactly antiparallel input). The half-turn axis is `hint` made
+/// perpendicular to `from` when that is possible, else any_perpendicular(from).
+Quat aim_arc(Vec3 from, Vec3 to, Vec3 hint = {});
+
+/// Rotation angle (radians, [0, π]) between two unit quaternions, sign-insensitive.
+float rotation_angle_between(Quat a, Quat b);
+
+/// World rotation of J[k]'s parent: pose.root_parent_rotation for the root J[n−1].
+inline Quat parent_world(const ChainPose& pose, const ChainWorld& w, int k) {
+    return k == w.n - 1 ? pose.root_parent_rotation : w.rot[k + 1];
+}
+
+/// Gives J[k] the world rotation `new_world`: local = new_world · ~parent_world (viewer order),
+/// clamped by limits[k] when `limits` is not empty, kept in the old local's hemisphere, written
+/// to pose.local_rotations[k] and w.rot[k] (positions below are NOT updated: call update_below).
+/// A non-finite result leaves the joint unchanged. Returns the angle the local rotation moved
+/// (0 when unchanged).
+float commit_world_rotation(const ChainPose& pose, ChainWorld& w, int k, Quat new_world,
+                            std::span<const JointLimit> limits);
+
+/// Shared part of the iterative jobs' validate(): pose, target, limits and settings.
+bool valid_iterative_job(const ChainPose& pose, const Target& target,
+                         const SolveSettings& settings);
+
+/// The target plane's unit normal (Plane targets).
+Vec3 plane_normal(const Target& target);
+
+/// The effector when J[0] keeps its start world rotation: J[0]'s position plus the effector
+/// offset as it was in world space at the start (`keep_offset`).
+inline Vec3 kept_effector(const ChainWorld& w, Vec3 keep_offset) {
+    return w.pos[0] + keep_offset;
+}
+
+/// Whether the target lies in the chain's reach, ignoring limits. The chain is modelled as the
+/// rigid segments the solvers move: bones J[L]→…→J[1], then with Keep the bone J[1]→J[0] and
+/// a goal shifted by −keep_offset (J[0] must reach goal − d because d is fixed in world space),
+/// with Follow the segment J[1]→effector (J[0]'s local rotation is fixed, so the effector is
+/// rigid in J[1]'s frame). Point targets must lie in the annulus [max(0, 2·longest − sum), sum]
+/// around the root; planes within `sum` of it. 1e-5 m of slack absorbs float rounding.
+bool chain_reachable(const ChainPose& pose, const Target& target, EndRotation mode,
+                     Vec3 keep_offset);
+
+/// Fills the parts of a SolveReport every job fills the same way; no-op for a null report.
+void fill_report(SolveReport* report, int iterations, float initial_error, float error,
+                 float tolerance, bool reachable);
+
 }  // namespace slanim::ik::detail

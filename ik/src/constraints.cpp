@@ -1,1 +1,424 @@
 // SPDX-License-Identifier: MIT
+#include "slanim/ik/constraints.hpp"
+
+#include <chrono>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "slanim/engine/clip.hpp"
+#include "slanim/engine/skeleton.hpp"
+
+namespace slanim::ik {
+
+namespace {
+constexpr float kMaxPixelAreaConstraints = 80000.f;  // MAX_PIXEL_AREA_CONSTRAINTS
+constexpr float kMinPixelAreaConstraints = 1000.f;   // MIN_PIXEL_AREA_CONSTRAINTS
+constexpr int kMaxIterations = 20;                   // MAX_ITERATIONS
+constexpr int kMinIterations = 1;                    // MIN_ITERATIONS
+constexpr int kMaxDepth = 64;
+
+struct Xform {
+    Vec3 pos;
+    Quat rot;
+};
+
+/// World (root-frame) transform of `joint` from a local pose, with LocalToModelJob's rules.
+Xform world_of(const Skeleton& s, const LocalPoseView& pose, int joint) {
+    std::array<int, kMaxDepth> path{};
+    int depth = 0;
+    for (int j = joint; j >= 0 && depth < kMaxDepth; j = s.parent(j)) path[depth++] = j;
+    Xform x{{}, Quat::identity()};
+    Vec3 parent_scale{1.f, 1.f, 1.f};
+    for (int i = depth - 1; i >= 0; --i) {
+        const int j = path[i];
+        x.pos = x.pos + rotate(scaled(pose.positions[j], parent_scale), x.rot);
+        x.rot = ll_mul(pose.rotations[j], x.rot);
+        parent_scale = pose.scales[j];
+    }
+    return x;
+}
+
+/// `getVolumePos(volume, offset)`: (offset ∘ volume scale) rotated by the volume's world
+/// rotation, plus its world position.
+Vec3 volume_point(const Skeleton& s, const LocalPoseView& pose, int volume, Vec3 offset) {
+    const Xform v = world_of(s, pose, volume);
+    return rotate(scaled(offset, pose.scales[volume]), v.rot) + v.pos;
+}
+
+int parent_or_self(const Skeleton& s, int j) { return s.parent(j) >= 0 ? s.parent(j) : j; }
+
+/// `initializeConstraint` on `pose`.
+void initialize(const Skeleton& s, const ConstraintDef& c, const LocalPoseView& pose,
+                ConstraintState& st) {
+    const int L = c.chain_length;
+    const Vec3 source = volume_point(s, pose, c.source_volume, c.source_offset);
+    const Xform j0 = world_of(s, pose, c.joints[0]);
+    const float source_offset = length(source - j0.pos);
+    st.lengths = {};
+    st.fractions = {};
+    st.lengths[0] = length(world_of(s, pose, parent_or_self(s, c.joints[0])).pos - source);
+    st.total_length = st.lengths[0];
+    for (int k = 1; k < L; ++k) {
+        const Vec3 a = world_of(s, pose, c.joints[k]).pos;
+        const Vec3 b = world_of(s, pose, parent_or_self(s, c.joints[k])).pos;
+        st.lengths[k] = length(a - b);
+        st.total_length += st.lengths[k];
+    }
+    for (int k = 1; k < L; ++k)
+        st.fractions[k] = st.total_length > 0.f ? st.lengths[k] / st.total_length : 0.f;
+    st.total_length += source_offset;
+    st.initialized = true;
+}
+
+/// `activateConstraint`.
+void activate(const Skeleton& s, const ConstraintDef& c, const LocalPoseView& pose,
+              const GroundPlane& ground, ConstraintState& st) {
+    st.active = true;
+    if (c.ground) {
+        const Vec3 source = volume_point(s, pose, c.source_volume, c.source_offset);
+        st.ground_pos = ground.below(source) + c.target_offset;
+        const float n = length(ground.normal);
+        st.ground_normal = n > 0.f ? ground.normal * (1.f / n) : Vec3{0.f, 0.f, 1.f};
+    }
+    const Xform pelvis = world_of(s, pose, s.pelvis());
+    for (int k = 1; k < c.chain_length; ++k)
+        st.positions[k] =
+            rotate(world_of(s, pose, c.joints[k]).pos - pelvis.pos, conjugate(pelvis.rot));
+    st.weight = 1.f;
+}
+
+float lerp_scalar(float a, float b, float u) { return a + (b - a) * u; }
+}  // namespace
+
+const char* solver_name(Solver s) {
+    switch (s) {
+        case Solver::Ccd: return "ccd";
+        case Solver::Fabrik: return "fabrik";
+        case Solver::Viewer: return "viewer";
+    }
+    return "?";
+}
+
+std::optional<Solver> parse_solver(std::string_view name) {
+    for (int i = 0; i < kNumSolvers; ++i)
+        if (name == solver_name(static_cast<Solver>(i))) return static_cast<Solver>(i);
+    return std::nullopt;
+}
+
+const char* outcome_name(ConstraintOutcome o) {
+    switch (o) {
+        case ConstraintOutcome::Applied: return "applied";
+        case ConstraintOutcome::BeforeWindow: return "before_window";
+        case ConstraintOutcome::AfterWindow: return "after_window";
+        case ConstraintOutcome::Masked: return "masked";
+        case ConstraintOutcome::ZeroWeight: return "zero_weight";
+        case ConstraintOutcome::NoPosition: return "no_position";
+    }
+    return "?";
+}
+
+Vec3 GroundPlane::below(Vec3 p) const {
+    // Plane: n·(x − (0,0,h)) = 0, solved for z at p's x and y.
+    const float nz = std::fabs(normal.z) > 1e-6f ? normal.z : 1e-6f;
+    return {p.x, p.y, height - (normal.x * p.x + normal.y * p.y) / nz};
+}
+
+float pelvis_to_foot(const Skeleton& s) {
+    const int pelvis = s.find("mPelvis"), hip = s.find("mHipLeft"), knee = s.find("mKneeLeft");
+    const int ankle = s.find("mAnkleLeft"), foot = s.find("mFootLeft");
+    if (pelvis < 0 || hip < 0 || knee < 0 || ankle < 0 || foot < 0) return 0.f;
+    const auto pos = s.rest_positions();
+    const auto sc = s.rest_scales();
+    // The hip term is added with its own (negative) sign, as in the viewer.
+    return pos[hip].z * sc[pelvis].z - pos[knee].z * sc[hip].z - pos[ankle].z * sc[knee].z -
+           pos[foot].z * sc[ankle].z;
+}
+
+GroundPlane default_ground(const Skeleton& s) { return {-pelvis_to_foot(s), {0.f, 0.f, 1.f}}; }
+
+int viewer_iteration_budget(float pixel_area) {
+    return static_cast<int>(std::lround(clamp_rescale(pixel_area, kMaxPixelAreaConstraints,
+                                                      kMinPixelAreaConstraints,
+                                                      static_cast<float>(kMaxIterations),
+                                                      static_cast<float>(kMinIterations))));
+}
+
+ConstraintSet resolve_constraints(const MotionClip& clip, const Skeleton& skeleton) {
+    ConstraintSet out;
+    const auto& list = clip.motion().constraints;
+    const auto tracks = clip.tracks();
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const MotionConstraint& mc = list[i];
+        const auto drop = [&](const std::string& why) {
+            out.warnings.push_back(fmt::format("constraint {} ({} -> {}): {}", i, mc.source_volume,
+                                               mc.target_ground ? "GROUND" : mc.target_volume, why));
+        };
+        if (mc.chain_length >= kMaxViewerChainLength) {
+            drop(fmt::format("chain length {} is >= 4, which overflows the viewer's arrays "
+                             "(MAX_CHAIN_LENGTH); skipped",
+                             mc.chain_length));
+            continue;
+        }
+        ConstraintDef d;
+        d.index = static_cast<int>(i);
+        d.type = mc.type;
+        d.ground = mc.target_ground;
+        d.source_volume = skeleton.find_collision_volume(mc.source_volume);
+        if (d.source_volume < 0) {
+            drop("unknown source collision volume");
+            continue;
+        }
+        if (!d.ground) {
+            d.target_volume = skeleton.find_collision_volume(mc.target_volume);
+            if (d.target_volume < 0) {
+                drop("unknown target collision volume");
+                continue;
+            }
+        }
+        d.source_offset = mc.source_offset;
+        d.target_offset = mc.target_offset;
+        d.ease_in_start = mc.ease_in_start;
+        d.ease_in_stop = mc.ease_in_stop;
+        d.ease_out_start = mc.ease_out_start;
+        d.ease_out_stop = mc.ease_out_stop;
+        d.chain_length = mc.chain_length;
+        bool ok = true;
+        int j = d.source_volume;
+        for (int k = 0; k <= d.chain_length && ok; ++k) {
+            j = skeleton.parent(j);
+            if (j < 0) {
+                drop("the chain runs past the skeleton's root");
+                ok = false;
+                break;
+            }
+            d.joints[k] = j;
+            d.tracks[k] = -1;
+            for (std::size_t t = 0; t < tracks.size(); ++t)
+                if (tracks[t].joint == j) {
+                    d.tracks[k] = static_cast<int>(t);
+                    break;
+                }
+            if (d.tracks[k] < 0) {
+                drop(fmt::format("chain joint '{}' is not animated by the motion",
+                                 skeleton.name(j)));
+                ok = false;
+            }
+        }
+        if (ok) out.constraints.push_back(d);
+    }
+    return out;
+}
+
+bool ApplyConstraintsJob::validate() const {
+    if (!skeleton || !clip) return false;
+    const auto n = static_cast<std::size_t>(skeleton->num_joints());
+    if (states.size() != constraints.size()) return false;
+    if (!reports.empty() && reports.size() != constraints.size()) return false;
+    if (pose.positions.size() < n || pose.rotations.size() < n || pose.scales.size() < n)
+        return false;
+    if (joint_mask.size() < n) return false;
+    if (settings.max_iterations < 1 || !(settings.tolerance >= 0.f)) return false;
+    for (const ConstraintDef& c : constraints) {
+        if (c.chain_length < 0 || c.chain_length >= kMaxViewerChainLength) return false;
+        if (c.source_volume < 0 || c.source_volume >= static_cast<int>(n)) return false;
+        if (!c.ground && (c.target_volume < 0 || c.target_volume >= static_cast<int>(n)))
+            return false;
+        for (int k = 0; k <= c.chain_length; ++k) {
+            if (c.joints[k] < 0 || c.joints[k] >= static_cast<int>(n)) return false;
+            if (c.tracks[k] < 0 || c.tracks[k] >= static_cast<int>(clip->tracks().size()))
+                return false;
+        }
+    }
+    return std::isfinite(time) && std::isfinite(frame_dt) && std::isfinite(pose_weight);
+}
+
+bool ApplyConstraintsJob::run() const {
+    if (!validate()) return false;
+    const Skeleton& s = *skeleton;
+    // 0xFF >> (7 − priority); a priority of −1 gives 0, which masks everything (viewer).
+    const int prio = base_priority;
+    const int mask_threshold = prio < 0 ? 0 : (0xFF >> (7 - (prio > 7 ? 7 : prio)));
+
+    for (std::size_t ci = 0; ci < constraints.size(); ++ci) {
+        const ConstraintDef& c = constraints[ci];
+        ConstraintState& st = states[ci];
+        ConstraintReport rep;
+        const auto finish = [&](ConstraintOutcome o) {
+            rep.outcome = o;
+            if (!reports.empty()) reports[ci] = rep;
+        };
+        if (!st.initialized) initialize(s, c, pose, st);
+
+        // 1. Time window on looped time.
+        if (time < c.ease_in_start) {
+            finish(ConstraintOutcome::BeforeWindow);
+            continue;
+        }
+        if (time > c.ease_out_stop) {
+            st.active = false;  // deactivateConstraint
+            finish(ConstraintOutcome::AfterWindow);
+            continue;
+        }
+        if (!st.active || time < c.ease_in_stop) activate(s, c, pose, ground, st);
+
+        // 2. Skip when a newer motion animates a chain joint at >= this priority.
+        bool masked = false;
+        for (int k = 0; k <= c.chain_length; ++k)
+            if (joint_mask[c.joints[k]] >= mask_threshold) masked = true;
+        if (masked) {
+            finish(ConstraintOutcome::Masked);
+            continue;
+        }
+
+        // 4–5. Source and target points; a plane keeps only the normal component.
+        const Vec3 source = volume_point(s, pose, c.source_volume, c.source_offset);
+        Vec3 target = c.ground ? st.ground_pos
+                               : volume_point(s, pose, c.target_volume, c.target_offset);
+        if (c.type == ConstraintType::Plane) {
+            Vec3 norm;
+            if (c.ground) {
+                norm = st.ground_normal;
+            } else {
+                norm = target - world_of(s, pose, c.target_volume).pos;
+                if (norm == Vec3{}) {
+                    norm = rotate(c.source_offset * -1.f, world_of(s, pose, c.source_volume).rot);
+                }
+                const float len = length(norm);
+                norm = len > 0.f ? norm * (1.f / len) : Vec3{};
+            }
+            target = source + norm * dot(target - source, norm);
+        }
+
+        // 6. Reachability weight and the linear ease ramps.
+        const int L = c.chain_length;
+        const Xform root = world_of(s, pose, c.joints[L]);
+        const Vec3 rt = root.pos - target;
+        if (L != 0 && dot(rt, rt) * 0.95f > st.total_length * st.total_length)
+            st.weight = lerp_scalar(st.weight, 0.f, smooth_interpolant(frame_dt, 0.1f));
+        else
+            st.weight = lerp_scalar(st.weight, 1.f, smooth_interpolant(frame_dt, 0.3f));
+        float ramp = 1.f;
+        if (c.ease_out_stop != 0.f) {
+            const float in = clamp_rescale(time, c.ease_in_start, c.ease_in_stop, 0.f, 1.f);
+            const float out = clamp_rescale(time, c.ease_out_start, c.ease_out_stop, 1.f, 0.f);
+            ramp = in < out ? in : out;
+        }
+        // Post-blend adaptation: the viewer's blender would scale the result by the motion's
+        // pose weight.
+        const float weight = st.weight * ramp * pose_weight;
+        rep.weight = weight;
+        rep.source = source;
+        rep.target = target;
+        rep.goal = lerp(source, target, weight);
+        rep.error_before = length(target - source);
+
+        const auto t0 = time_solves ? std::chrono::steady_clock::now()
+                                    : std::chrono::steady_clock::time_point{};
+        if (L == 0) {
+            // "Simple positional constraint (pelvis only)": needs a position curve.
+            const int track = c.tracks[0];
+            if (!(clip->tracks()[track].usage & kUsagePos)) {
+                finish(ConstraintOutcome::NoPosition);
+                continue;
+            }
+            const int j0 = c.joints[0];
+            const int parent = s.parent(j0);
+            const Quat parent_rot = parent >= 0 ? world_of(s, pose, parent).rot : Quat::identity();
+            const Vec3 delta = rotate((target - source) * weight, conjugate(parent_rot));
+            pose.positions[j0] = pose.positions[j0] + delta;
+        } else if (weight <= 0.f && settings.solver != Solver::Viewer) {
+            finish(ConstraintOutcome::ZeroWeight);
+            continue;
+        } else {
+            // The chain in local terms.
+            std::array<Vec3, kMaxViewerChainLength> offsets{};
+            std::array<Quat, kMaxViewerChainLength> locals{};
+            for (int k = 0; k <= L; ++k) {
+                const int j = c.joints[k];
+                locals[k] = pose.rotations[j];
+                if (k < L) offsets[k] = scaled(pose.positions[j], pose.scales[c.joints[k + 1]]);
+            }
+            const int root_parent = s.parent(c.joints[L]);
+            const Xform j0 = world_of(s, pose, c.joints[0]);
+            ChainPose cp;
+            cp.offsets = std::span<const Vec3>(offsets.data(), static_cast<std::size_t>(L + 1));
+            cp.local_rotations = std::span<Quat>(locals.data(), static_cast<std::size_t>(L + 1));
+            cp.root_position = root.pos;
+            cp.root_parent_rotation =
+                root_parent >= 0 ? world_of(s, pose, root_parent).rot : Quat::identity();
+            cp.effector = rotate(source - j0.pos, conjugate(j0.rot));
+
+            SolveReport sr;
+            if (settings.solver == Solver::Viewer) {
+                // Interior points: remembered pelvis-space points, eased toward the kinematic
+                // positions shifted by the source→target offset (step 8.3).
+                const Xform pelvis = world_of(s, pose, s.pelvis());
+                std::array<Vec3, kMaxViewerChainLength> start{}, relaxed{};
+                const float tc = 1.f / clamp_rescale(st.fixup_rms, 0.f, 0.5f, 0.2f, 8.f);
+                const float interp = smooth_interpolant(frame_dt, tc);
+                for (int k = 1; k < L; ++k) {
+                    const Vec3 kinematic = world_of(s, pose, c.joints[k]).pos +
+                                           (target - source) * st.fractions[k];
+                    const Vec3 remembered = rotate(st.positions[k], pelvis.rot) + pelvis.pos;
+                    start[k - 1] = lerp(remembered, kinematic, interp);
+                }
+                ViewerRelaxationJob job;
+                job.pose = cp;
+                job.goal = rep.goal;
+                job.lengths = std::span<const float>(st.lengths.data(), static_cast<std::size_t>(L));
+                job.start_points =
+                    std::span<const Vec3>(start.data(), static_cast<std::size_t>(L - 1));
+                job.relaxed_points = std::span<Vec3>(relaxed.data(), static_cast<std::size_t>(L - 1));
+                job.weight = weight;
+                job.max_iterations = viewer_iteration_budget(pixel_area);
+                job.end_rotation = EndRotation::Keep;
+                job.report = &sr;
+                job.run();
+                // Step 8.7: remember the relaxed points in pelvis space and the fix-up RMS.
+                if (L > 1) {
+                    float rms = 0.f;
+                    const float dt = std::fmax(0.02f, std::fabs(time - last_update_time));
+                    for (int k = 1; k < L; ++k) {
+                        const Vec3 np = rotate(relaxed[k - 1] - pelvis.pos, conjugate(pelvis.rot));
+                        const Vec3 d = np - st.positions[k];
+                        rms += dot(d, d) / dt;
+                        st.positions[k] = np;
+                    }
+                    rms *= 1.f / (st.total_length * static_cast<float>(L - 1));
+                    st.fixup_rms = std::sqrt(rms);
+                    if (!std::isfinite(st.fixup_rms)) st.fixup_rms = 0.f;
+                }
+            } else {
+                Target tgt;
+                tgt.point = rep.goal;
+                SolveSettings ss;
+                ss.tolerance = settings.tolerance;
+                ss.max_iterations = settings.max_iterations;
+                ss.end_rotation = EndRotation::Keep;
+                if (settings.solver == Solver::Ccd) {
+                    CcdJob job{cp, tgt, ss, &sr};
+                    job.run();
+                } else {
+                    FabrikJob job{cp, tgt, ss, &sr};
+                    job.run();
+                }
+            }
+            for (int k = 0; k <= L; ++k)
+                if (is_finite(locals[k])) pose.rotations[c.joints[k]] = locals[k];
+            rep.iterations = sr.iterations;
+            rep.reachable = sr.reachable;
+        }
+        if (time_solves)
+            rep.solve_us = std::chrono::duration<float, std::micro>(
+                               std::chrono::steady_clock::now() - t0)
+                               .count();
+        const Vec3 after = volume_point(s, pose, c.source_volume, c.source_offset);
+        rep.error_after = length(target - after);
+        rep.goal_error = length(rep.goal - after);
+        finish(ConstraintOutcome::Applied);
+    }
+    return true;
+}
+
+}  // namespace slanim::ik

@@ -52,6 +52,9 @@ bool MotionController::start(std::shared_ptr<const MotionClip> clip, const Start
         inst->cursor.reset(*inst->clip);
         inst->rotations.assign(inst->clip->tracks().size(), Quat::identity());
         inst->positions.assign(inst->clip->tracks().size(), Vec3{});
+        inst->constraints = ik::resolve_constraints(*inst->clip, *skeleton_);
+        inst->constraint_states.assign(inst->constraints.constraints.size(), {});
+        inst->constraint_reports.assign(inst->constraints.constraints.size(), {});
         m = inst.get();
         all_.push_back(std::move(inst));
     } else if (m->can_deprecate && m->active) {
@@ -153,6 +156,7 @@ void MotionController::stop_all(bool immediate) {
 void MotionController::deactivate(MotionInstance& m) {
     m.active = false;
     m.pose_weight = 0.f;
+    for (auto& st : m.constraint_states) st.active = false;  // onDeactivate
 }
 
 void MotionController::remove_inactive() {
@@ -168,7 +172,15 @@ void MotionController::remove_inactive() {
 }
 
 void MotionController::on_update(MotionInstance& m, float t, bool& alive) {
+    on_update(m, t, alive, nullptr);
+}
+
+void MotionController::on_update(MotionInstance& m, float t, bool& alive,
+                                 const std::uint8_t* joint_mask) {
     m.curve_time = motion_time_to_curve_time(*m.clip, t, m.stopped, m.loop, alive);
+    m.last_update_time = m.update_time;
+    m.update_time = std::max(t, 0.f);
+    if (joint_mask) std::memcpy(m.joint_mask.data(), joint_mask, m.joint_mask.size());
 }
 
 void MotionController::update_idle(MotionInstance& m) {
@@ -245,7 +257,7 @@ void MotionController::update_by_type(BlendType type) {
             // Inactive: one last update at the stop time if it never got one, else deactivate.
             if (last_time_ <= m.stop_time) {
                 m.pose_weight = m.fade_weight;
-                on_update(m, m.stop_time - m.activation_time, alive);
+                on_update(m, m.stop_time - m.activation_time, alive, last_joint_signature.data());
             } else {
                 m.pose_weight = 0.f;
                 deactivate(m);
@@ -259,7 +271,7 @@ void MotionController::update_by_type(BlendType type) {
             else
                 m.pose_weight = m.fade_weight * m.residual_weight *
                                 cubic_step(1.f - ((anim_time_ - m.stop_time) / c.ease_out()));
-            on_update(m, anim_time_ - m.activation_time, alive);
+            on_update(m, anim_time_ - m.activation_time, alive, last_joint_signature.data());
         } else if (anim_time_ > m.activation_time + c.ease_in()) {
             // Active.
             m.pose_weight = m.fade_weight;
@@ -267,7 +279,7 @@ void MotionController::update_by_type(BlendType type) {
                 m.send_stop_time = kFloatMax;
                 stop_instance(m, false);
             }
-            on_update(m, anim_time_ - m.activation_time, alive);
+            on_update(m, anim_time_ - m.activation_time, alive, last_joint_signature.data());
         } else if (anim_time_ >= m.activation_time) {
             // Ease in. The fade weight multiplies only the residual term, as in the viewer.
             if (last_time_ < m.activation_time) m.residual_weight = m.pose_weight;
@@ -277,10 +289,10 @@ void MotionController::update_by_type(BlendType type) {
                 m.pose_weight = m.fade_weight * m.residual_weight +
                                 (1.f - m.residual_weight) *
                                     cubic_step((anim_time_ - m.activation_time) / c.ease_in());
-            on_update(m, anim_time_ - m.activation_time, alive);
+            on_update(m, anim_time_ - m.activation_time, alive, last_joint_signature.data());
         } else {
             m.pose_weight = 0.f;
-            on_update(m, 0.f, alive);
+            on_update(m, 0.f, alive, last_joint_signature.data());
         }
         if (!alive && (!m.stopped || m.stop_time > anim_time_)) stop_instance(m, false);
 

@@ -50,6 +50,10 @@ World::World() {
                     for (std::size_t i = 0; i < w.size(); ++i)
                         w.controller_at(i).blend(w.local_pose_at(i).view());
                 }});
+    add_system({Phase::Ik, "constraints", {kSkeleton, kController, kIk}, {kLocalPose, kController},
+                [](World& w, float) {
+                    for (std::size_t i = 0; i < w.size(); ++i) w.apply_constraints_at(i);
+                }});
     add_system({Phase::LocalToModel, "local_to_model", {kSkeleton, kLocalPose}, {kModelPose},
                 [](World& w, float) {
                     for (std::size_t i = 0; i < w.size(); ++i)
@@ -85,8 +89,49 @@ Entity World::create_avatar(std::shared_ptr<const Skeleton> skeleton) {
     skeletons_.push_back(std::move(skeleton));
     local_.push_back(std::move(lp));
     model_.push_back(std::move(mp));
+    ik_.push_back({false, {}, ik::default_ground(*skeletons_.back())});
     return e;
 }
+
+void World::apply_constraints_at(std::size_t i) {
+    const ik::IkSettings& settings = ik_settings_at(i);
+    if (!settings.enabled) return;
+    MotionController& mc = *controllers_[i];
+    const auto active = mc.active();
+    // Oldest first, so the newest motion's constraints act last on a shared chain.
+    for (std::size_t k = active.size(); k-- > 0;) {
+        MotionInstance& m = *active[k];
+        if (!m.evaluate || m.constraints.constraints.empty()) continue;
+        ik::ApplyConstraintsJob job;
+        job.skeleton = skeletons_[i].get();
+        job.constraints = m.constraints.constraints;
+        job.states = m.constraint_states;
+        job.base_priority = m.clip->base_priority();
+        job.time = m.curve_time;
+        job.last_update_time = m.last_update_time;
+        job.joint_mask = m.joint_mask;
+        job.pose_weight = m.pose_weight;
+        job.clip = m.clip.get();
+        job.frame_dt = mc.frame_dt();
+        job.pixel_area = mc.pixel_area();
+        job.ground = ik_[i].ground;
+        job.settings = settings;
+        job.pose = local_[i].view();
+        job.reports = m.constraint_reports;
+        job.time_solves = ik_timing_;
+        job.run();
+    }
+}
+
+void World::set_ik_settings(Entity e, const ik::IkSettings& s) {
+    IkComponent& c = ik_[dense_index(e)];
+    c.own = true;
+    c.settings = s;
+}
+void World::clear_ik_settings(Entity e) { ik_[dense_index(e)].own = false; }
+const ik::IkSettings& World::ik_settings(Entity e) const { return ik_settings_at(dense_index(e)); }
+void World::set_ground(Entity e, const ik::GroundPlane& g) { ik_[dense_index(e)].ground = g; }
+const ik::GroundPlane& World::ground(Entity e) const { return ik_[dense_index(e)].ground; }
 
 std::uint32_t World::dense_index(Entity e) const {
     const std::uint32_t index = e & kIndexMask;
@@ -106,6 +151,7 @@ bool World::destroy(Entity e) {
         controllers_[d] = std::move(controllers_[last]);
         local_[d] = std::move(local_[last]);
         model_[d] = std::move(model_[last]);
+        ik_[d] = ik_[last];
         dense_to_entity_[d] = dense_to_entity_[last];
         sparse_[dense_to_entity_[d] & kIndexMask] = d;
     }
@@ -113,6 +159,7 @@ bool World::destroy(Entity e) {
     controllers_.pop_back();
     local_.pop_back();
     model_.pop_back();
+    ik_.pop_back();
     dense_to_entity_.pop_back();
     const std::uint32_t index = e & kIndexMask;
     sparse_[index] = kNoDense;

@@ -1,1 +1,323 @@
 // SPDX-License-Identifier: MIT
+// .anim constraints in the runtime (spec §4): resolution, time windows and ramps, the joint
+// mask, the pelvis-only case, every solver reaching its goal, and every real constrained motion.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "slanim/engine/clip.hpp"
+#include "slanim/engine/motion.hpp"
+#include "slanim/ik/constraints.hpp"
+#include "slanim/runtime/world.hpp"
+#include "test_util.hpp"
+
+namespace fs = std::filesystem;
+
+namespace slanim {
+namespace {
+
+using test::rot_joint;
+using test::skel;
+
+std::shared_ptr<const Skeleton> skel_ptr() { return Skeleton::default_skeleton(); }
+
+MotionConstraint hand_to_chest(float in0 = 0.f, float in1 = 0.f, float out0 = 10.f,
+                               float out1 = 10.f) {
+    MotionConstraint c;
+    c.chain_length = 2;
+    c.type = ConstraintType::Point;
+    c.source_volume = "R_HAND";
+    c.target_volume = "CHEST";
+    c.target_offset = {2.5f, 0.f, 0.f};  // a hand's width in front of the chest
+    c.ease_in_start = in0;
+    c.ease_in_stop = in1;
+    c.ease_out_start = out0;
+    c.ease_out_stop = out1;
+    return c;
+}
+
+/// Right arm held still (identity keys), priority 3, with the given constraints.
+Motion arm_motion(std::vector<MotionConstraint> cs, float duration = 2.f, int priority = 3) {
+    Motion m = test::motion({rot_joint("mShoulderRight", {{0.f, 0.f}}),
+                             rot_joint("mElbowRight", {{0.f, 0.f}}),
+                             rot_joint("mWristRight", {{0.f, 0.f}}),
+                             rot_joint("mCollarRight", {{0.f, 0.f}})},
+                            duration, priority);
+    m.constraints = std::move(cs);
+    return m;
+}
+
+struct AvatarRun {
+    World world;
+    Entity avatar;
+    std::shared_ptr<const MotionClip> clip;
+    AvatarRun(const Motion& m, ik::Solver solver) {
+        ik::IkSettings s;
+        s.solver = solver;
+        world.set_default_ik_settings(s);
+        avatar = world.create_avatar(skel_ptr());
+        clip = MotionClip::build(m, skel(), "arm");
+        world.controller(avatar).start(clip);
+    }
+    const MotionInstance* instance() {
+        for (const auto& m : world.controller(avatar).active())
+            if (m->clip == clip) return m.get();
+        return nullptr;
+    }
+    const ik::ConstraintReport& report(std::size_t i = 0) { return instance()->constraint_reports[i]; }
+};
+
+TEST(ConstraintResolve, RealSitChainIsWristElbowShoulder) {
+    const fs::path f = fs::path(SLANIM_SHARED_DIR) / "anims/linden/SIT.anim";
+    if (!fs::exists(f)) GTEST_SKIP() << f << " is absent";
+    auto m = load_motion(f.string(), skel());
+    ASSERT_TRUE(m) << m.error().describe();
+    auto clip = MotionClip::build(*m, skel(), "sit");
+    const ik::ConstraintSet set = ik::resolve_constraints(*clip, skel());
+    ASSERT_EQ(set.constraints.size(), 2u);
+    EXPECT_TRUE(set.warnings.empty());
+    const ik::ConstraintDef& c = set.constraints[0];
+    EXPECT_EQ(c.chain_length, 2);
+    EXPECT_EQ(skel().name(c.source_volume), "R_HAND");
+    EXPECT_EQ(skel().name(c.joints[0]), "mWristRight");
+    EXPECT_EQ(skel().name(c.joints[1]), "mElbowRight");
+    EXPECT_EQ(skel().name(c.joints[2]), "mShoulderRight");
+    for (int k = 0; k <= 2; ++k) EXPECT_EQ(clip->tracks()[c.tracks[k]].joint, c.joints[k]);
+}
+
+TEST(ConstraintResolve, DropsOverlongChainsAndUnanimatedJointsWithWarnings) {
+    MotionConstraint overlong = hand_to_chest();
+    overlong.chain_length = 4;
+    MotionConstraint unanimated = hand_to_chest();
+    unanimated.source_volume = "L_HAND";  // the left arm is not animated
+    auto clip = MotionClip::build(arm_motion({overlong, unanimated, hand_to_chest()}), skel(), "x");
+    const ik::ConstraintSet set = ik::resolve_constraints(*clip, skel());
+    ASSERT_EQ(set.constraints.size(), 1u);
+    EXPECT_EQ(set.constraints[0].index, 2);
+    ASSERT_EQ(set.warnings.size(), 2u);
+    EXPECT_NE(set.warnings[0].find(">= 4"), std::string::npos) << set.warnings[0];
+    EXPECT_NE(set.warnings[1].find("mWristLeft"), std::string::npos) << set.warnings[1];
+}
+
+TEST(ConstraintGround, DefaultGroundIsBelowTheFeet) {
+    const float p2f = ik::pelvis_to_foot(skel());
+    EXPECT_GT(p2f, 0.9f);
+    EXPECT_LT(p2f, 1.1f);
+    EXPECT_FLOAT_EQ(ik::default_ground(skel()).height, -p2f);
+    const ik::GroundPlane tilted{-1.f, {0.f, 0.6f, 0.8f}};
+    const Vec3 b = tilted.below({0.3f, 0.5f, 2.f});
+    EXPECT_NEAR(dot(b - Vec3{0.f, 0.f, -1.f}, tilted.normal), 0.f, 1e-6f);
+    EXPECT_EQ(b.x, 0.3f);
+}
+
+TEST(ConstraintBudget, ViewerIterationsFollowPixelArea) {
+    EXPECT_EQ(ik::viewer_iteration_budget(1e9f), 20);
+    EXPECT_EQ(ik::viewer_iteration_budget(80000.f), 20);
+    EXPECT_EQ(ik::viewer_iteration_budget(1000.f), 1);
+    EXPECT_EQ(ik::viewer_iteration_budget(10.f), 1);
+    EXPECT_EQ(ik::viewer_iteration_budget(40500.f), 11);  // 10.5 rounds away from zero
+}
+
+class EverySolver : public ::testing::TestWithParam<ik::Solver> {};
+
+TEST_P(EverySolver, HandReachesTheChestTarget) {
+    AvatarRun r(arm_motion({hand_to_chest()}), GetParam());
+    for (int f = 0; f < 30; ++f) r.world.step(f ? 1.f / 30.f : 0.f);
+    const auto& rep = r.report();
+    ASSERT_EQ(rep.outcome, ik::ConstraintOutcome::Applied);
+    EXPECT_GT(rep.error_before, 0.05f);  // the arm starts far from the target
+    EXPECT_TRUE(rep.reachable);
+    EXPECT_FLOAT_EQ(rep.weight, 1.f);
+    // CCD and FABRIK converge to the tolerance. The viewer's relaxation aims the hand volume
+    // and then restores the hand's world rotation, which swings the volume point away again
+    // (spec §4.2 step 8.6): it only gets closer.
+    if (GetParam() == ik::Solver::Viewer)
+        EXPECT_LT(rep.error_after, 0.5f * rep.error_before);
+    else
+        EXPECT_LT(rep.goal_error, 0.001f) << ik::solver_name(GetParam());
+    // The model pose agrees with the report: the hand volume point is where the report says.
+    const ModelPose& mp = r.world.model_pose(r.avatar);
+    for (int j = 0; j < skel().num_joints(); ++j) {
+        ASSERT_TRUE(is_finite(mp.positions[j]));
+        ASSERT_TRUE(is_finite(mp.rotations[j]));
+    }
+}
+
+TEST_P(EverySolver, HandKeepsItsWorldRotation) {
+    AvatarRun r(arm_motion({hand_to_chest()}), GetParam());
+    r.world.step(0.f);
+    ik::IkSettings off;
+    off.enabled = false;
+    World plain;
+    plain.set_default_ik_settings(off);
+    const Entity a = plain.create_avatar(skel_ptr());
+    plain.controller(a).start(r.clip);
+    plain.step(0.f);
+    const int wrist = skel().find("mWristRight");
+    const Quat q1 = r.world.model_pose(r.avatar).rotations[wrist];
+    const Quat q0 = plain.model_pose(a).rotations[wrist];
+    EXPECT_GT(std::fabs(dot(q0, q1)), 0.99999f);
+    // ...while the elbow moved.
+    const int elbow = skel().find("mElbowRight");
+    EXPECT_LT(std::fabs(dot(r.world.model_pose(r.avatar).rotations[elbow],
+                            plain.model_pose(a).rotations[elbow])),
+              0.999f);
+}
+
+INSTANTIATE_TEST_SUITE_P(Solvers, EverySolver,
+                         ::testing::Values(ik::Solver::Ccd, ik::Solver::Fabrik, ik::Solver::Viewer),
+                         [](const ::testing::TestParamInfo<ik::Solver>& p) { return std::string(ik::solver_name(p.param)); });
+
+TEST(ConstraintWindow, RampsInAndOutLinearlyOnMotionTime) {
+    // ease in 0.5..1.0 s, ease out 1.5..2.0 s
+    AvatarRun r(arm_motion({hand_to_chest(0.5f, 1.f, 1.5f, 2.f)}, 3.f), ik::Solver::Ccd);
+    const float dt = 0.05f;
+    for (int f = 0; f <= 50; ++f) {
+        r.world.step(f ? dt : 0.f);
+        const float t = r.instance()->curve_time;
+        const auto& rep = r.report();
+        if (t < 0.5f) {
+            EXPECT_EQ(rep.outcome, ik::ConstraintOutcome::BeforeWindow) << t;
+        } else if (t > 2.f) {
+            EXPECT_EQ(rep.outcome, ik::ConstraintOutcome::AfterWindow) << t;
+            EXPECT_FALSE(r.instance()->constraint_states[0].active);
+        } else {
+            ASSERT_EQ(rep.outcome, ik::ConstraintOutcome::Applied) << t;
+            const float ramp = std::min(clamp_rescale(t, 0.5f, 1.f, 0.f, 1.f),
+                                        clamp_rescale(t, 1.5f, 2.f, 1.f, 0.f));
+            // Reachable target: the reachability weight stays 1 (set on activation).
+            EXPECT_NEAR(rep.weight, ramp, 1e-5f) << t;
+            EXPECT_NEAR(length(rep.goal - lerp(rep.source, rep.target, ramp)), 0.f, 1e-5f);
+        }
+    }
+}
+
+TEST(ConstraintWindow, DefaultEaseOutStopZeroDisablesAfterTimeZero) {
+    // The viewer's surprise: ease_out_stop = 0 deactivates the constraint for every t > 0.
+    AvatarRun r(arm_motion({hand_to_chest(0.f, 0.f, 0.f, 0.f)}), ik::Solver::Ccd);
+    r.world.step(0.f);
+    EXPECT_EQ(r.report().outcome, ik::ConstraintOutcome::Applied);
+    r.world.step(0.1f);
+    EXPECT_EQ(r.report().outcome, ik::ConstraintOutcome::AfterWindow);
+}
+
+TEST(ConstraintMask, NewerMotionAtHigherPriorityOnTheChainSkipsIt) {
+    AvatarRun r(arm_motion({hand_to_chest()}, 2.f, 3), ik::Solver::Ccd);
+    r.world.step(0.f);
+    EXPECT_EQ(r.report().outcome, ik::ConstraintOutcome::Applied);
+    // A newer motion that rotates the elbow at priority 3 (≥ 3) masks the constraint.
+    auto elbow = test::clip(test::motion({rot_joint("mElbowRight", {{0.f, 30.f}})}, 2.f, 3));
+    r.world.controller(r.avatar).start(elbow);
+    // Its signature joins the mask once its pose weight reached 1 (spec §3.3): next frame.
+    r.world.step(0.1f);
+    r.world.step(0.1f);
+    EXPECT_EQ(r.report().outcome, ik::ConstraintOutcome::Masked);
+    // A newer motion at priority 2 does not.
+    AvatarRun r2(arm_motion({hand_to_chest()}, 2.f, 3), ik::Solver::Ccd);
+    r2.world.step(0.f);
+    auto low = test::clip(test::motion({rot_joint("mElbowRight", {{0.f, 30.f}})}, 2.f, 2));
+    r2.world.controller(r2.avatar).start(low);
+    r2.world.step(0.1f);
+    r2.world.step(0.1f);
+    EXPECT_EQ(r2.report().outcome, ik::ConstraintOutcome::Applied);
+}
+
+TEST(ConstraintPelvis, ChainLengthZeroMovesThePelvisToTheGround) {
+    // Like sit-on-ground: the BUTT volume's bottom to GROUND, chain length 0 (pelvis only).
+    MotionConstraint c;
+    c.chain_length = 0;
+    c.source_volume = "BUTT";
+    c.source_offset = {0.f, 0.f, -1.f};
+    c.target_ground = true;
+    c.ease_out_start = c.ease_out_stop = 10.f;
+    MotionJoint pelvis = rot_joint("mPelvis", {{0.f, 0.f}});
+    pelvis.pos_keys.push_back({0.f, Vec3{}});
+    Motion m = test::motion({pelvis}, 2.f, 3);
+    m.constraints = {c};
+    AvatarRun r(m, ik::Solver::Ccd);
+    r.world.step(0.f);
+    const auto& rep = r.report();
+    ASSERT_EQ(rep.outcome, ik::ConstraintOutcome::Applied);
+    const float ground = ik::default_ground(skel()).height;
+    EXPECT_NEAR(rep.target.z, ground, 1e-5f);
+    EXPECT_NEAR(rep.error_after, 0.f, 1e-4f);
+    // The pelvis went down by the butt-to-ground distance.
+    EXPECT_NEAR(r.world.local_pose(r.avatar).positions[skel().pelvis()].z, rep.target.z - rep.source.z,
+                1e-4f);
+    // Without a position curve nothing moves.
+    MotionJoint rot_only = rot_joint("mPelvis", {{0.f, 0.f}});
+    Motion m2 = test::motion({rot_only}, 2.f, 3);
+    m2.constraints = {c};
+    AvatarRun r2(m2, ik::Solver::Ccd);
+    r2.world.step(0.f);
+    EXPECT_EQ(r2.report().outcome, ik::ConstraintOutcome::NoPosition);
+}
+
+TEST(ConstraintSettings, PerAvatarSolverOverridesTheWorld) {
+    World w;
+    ik::IkSettings viewer;
+    viewer.solver = ik::Solver::Viewer;
+    w.set_default_ik_settings(viewer);
+    const Entity a = w.create_avatar(skel_ptr());
+    const Entity b = w.create_avatar(skel_ptr());
+    ik::IkSettings fab;
+    fab.solver = ik::Solver::Fabrik;
+    w.set_ik_settings(b, fab);
+    EXPECT_EQ(w.ik_settings(a).solver, ik::Solver::Viewer);
+    EXPECT_EQ(w.ik_settings(b).solver, ik::Solver::Fabrik);
+    w.clear_ik_settings(b);
+    EXPECT_EQ(w.ik_settings(b).solver, ik::Solver::Viewer);
+    EXPECT_EQ(ik::parse_solver("fabrik"), ik::Solver::Fabrik);
+    EXPECT_FALSE(ik::parse_solver("FABRIK").has_value());
+}
+
+// Every constrained animation of ../shared/anims, every solver: finite poses, and CCD within
+// 1 mm of its goal whenever the constraint is at full weight and reachable.
+TEST(ConstraintRealData, EveryConstrainedAnimationEverySolver) {
+    const fs::path dir = fs::path(SLANIM_SHARED_DIR) / "anims";
+    if (!fs::exists(dir)) GTEST_SKIP() << dir << " is absent";
+    std::vector<fs::path> files;
+    for (const auto& e : fs::recursive_directory_iterator(dir))
+        if (e.path().extension() == ".anim") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    int constrained = 0, ground = 0, plane = 0, checked_full = 0;
+    for (const auto& f : files) {
+        auto m = load_motion(f.string(), skel());
+        if (!m || m->constraints.empty()) continue;
+        ++constrained;
+        for (const auto& c : m->constraints) {
+            ground += c.target_ground;
+            plane += c.type == ConstraintType::Plane;
+        }
+        for (ik::Solver s : {ik::Solver::Ccd, ik::Solver::Fabrik, ik::Solver::Viewer}) {
+            AvatarRun r(*m, s);
+            const float dur = std::min(r.clip->duration(), 6.f);
+            for (int f_ = 0; static_cast<float>(f_) * (1.f / 30.f) <= dur; ++f_) {
+                r.world.step(f_ ? 1.f / 30.f : 0.f);
+                const ModelPose& mp = r.world.model_pose(r.avatar);
+                for (int j = 0; j < skel().num_bones(); ++j)
+                    ASSERT_TRUE(is_finite(mp.positions[j]) && is_finite(mp.rotations[j]))
+                        << f << " " << ik::solver_name(s) << " frame " << f_;
+                const MotionInstance* inst = r.instance();
+                if (!inst) break;
+                for (const auto& rep : inst->constraint_reports) {
+                    if (rep.outcome != ik::ConstraintOutcome::Applied) continue;
+                    ASSERT_TRUE(std::isfinite(rep.goal_error));
+                    if (s == ik::Solver::Ccd && rep.weight >= 0.999f && rep.reachable) {
+                        ++checked_full;
+                        EXPECT_LE(rep.goal_error, 0.001f) << f << " frame " << f_;
+                    }
+                }
+            }
+        }
+    }
+    if (constrained == 0) GTEST_SKIP() << "no constrained animation in " << dir;
+    EXPECT_GE(constrained, 20);
+    EXPECT_GT(ground, 0);
+    EXPECT_GT(plane, 0);
+    EXPECT_GT(checked_full, 100);
+}
+
+}  // namespace
+}  // namespace slanim

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The `slanim` command: info, validate, convert, play.
+// The `slanim` command: info, validate, convert, play, ik.
 #include "commands.hpp"
 
 #include <CLI/CLI.hpp>
@@ -16,6 +16,8 @@
 
 #include "demo_motion.hpp"
 #include "describe.hpp"
+#include "ik_command.hpp"
+#include "loading.hpp"
 #include "slanim/engine/anim_format.hpp"
 #include "slanim/engine/clip.hpp"
 #include "slanim/engine/motion.hpp"
@@ -30,33 +32,6 @@ struct Context {
     std::ostream& out;
     std::ostream& err;
 };
-
-Result<std::shared_ptr<const Skeleton>> pick_skeleton(const std::string& character_dir) {
-    if (character_dir.empty()) return Skeleton::default_skeleton();
-    return Skeleton::load(character_dir);
-}
-
-// Reads and parses one file; prints nothing.
-struct Loaded {
-    RawMotion raw;
-    Motion motion;
-    std::vector<Diagnostic> diagnostics;
-};
-Result<Loaded> load(const std::string& path, const Skeleton& skel, bool upload = false) {
-    auto bytes = read_file_bytes(path);
-    if (!bytes) return bytes.error();
-    ParseOptions opt;
-    opt.skeleton = &skel;
-    opt.allow_invalid_joints = !upload;
-    ParseResult pr = parse_anim(*bytes, opt);
-    if (const Diagnostic* e = pr.first_error())
-        return Error{fmt::format("{}: {}", path, e->describe()), e->offset};
-    Loaded l;
-    l.raw = std::move(pr.motion);
-    l.diagnostics = std::move(pr.diagnostics);
-    l.motion = decode_motion(l.raw, skel);
-    return l;
-}
 
 int cmd_info(Context& c, const std::vector<std::string>& files, bool verbose,
              const std::string& format, const std::string& character) {
@@ -154,6 +129,7 @@ struct PlayOptions {
     std::string format = "csv";
     std::string output;
     bool pelvis_fix = false;
+    std::string solver = "ccd";
 };
 
 int cmd_play(Context& c, const PlayOptions& o) {
@@ -193,6 +169,10 @@ int cmd_play(Context& c, const PlayOptions& o) {
     }
 
     World world;
+    ik::IkSettings ik_settings;
+    ik_settings.enabled = o.solver != "none";
+    if (ik_settings.enabled) ik_settings.solver = *ik::parse_solver(o.solver);
+    world.set_default_ik_settings(ik_settings);
     const Entity avatar = world.create_avatar(*skel);
     MotionController& ctrl = world.controller(avatar);
     if (o.pelvis_fix) ctrl.start_pelvis_fix();
@@ -249,7 +229,7 @@ int cmd_play(Context& c, const PlayOptions& o) {
 
 int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     Context c{out, err};
-    CLI::App app{"slanim: play, inspect, validate and convert Second Life animations (.anim)"};
+    CLI::App app{"slanim: play, inspect, validate, convert Second Life animations (.anim) and solve their constraints"};
     app.set_version_flag("--version", "slanim 0.1.0");
     app.require_subcommand(1);
 
@@ -287,6 +267,11 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     play->add_option("--format", po.format, "csv or jsonl")->check(CLI::IsMember({"csv", "jsonl"}));
     play->add_option("-o,--output", po.output, "Output file (default: standard output)");
     play->add_flag("--pelvis-fix", po.pelvis_fix, "Also run the viewer's always-on pelvis-fix motion");
+    play->add_option("--solver", po.solver, "Constraint solver: ccd (default), fabrik, viewer or none")
+        ->check(CLI::IsMember({"ccd", "fabrik", "viewer", "none"}));
+
+    IkOptions iko;
+    auto* ikc = add_ik_subcommand(app, iko);
 
     try {
         app.parse(argc, argv);
@@ -306,6 +291,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
             if (stop_at >= 0.0) po.stop_at = stop_at;
             return cmd_play(c, po);
         }
+        if (*ikc) return cmd_ik(out, err, iko);
     } catch (const std::exception& e) {
         err << "slanim: " << e.what() << "\n";
         return 1;

@@ -16,6 +16,7 @@
 #include "slanim/engine/blend.hpp"
 #include "slanim/engine/clip.hpp"
 #include "slanim/engine/skeleton.hpp"
+#include "slanim/ik/constraints.hpp"
 
 namespace slanim {
 
@@ -46,6 +47,20 @@ struct MotionInstance {
     /// Set by control(): sampled and offered to the blender this frame (false when the joint
     /// signature test left it idle, §3.3).
     bool evaluate = false;
+
+    /// `onUpdate` times (motion time, unlooped, ≥ 0): this frame's and the previous one
+    /// (`mLastUpdateTime`, used by the constraints' fix-up speed).
+    float update_time = 0.f;
+    float last_update_time = 0.f;
+    /// The joint mask `onUpdate` received (`last_joint_signature`, spec §3.3): rotation
+    /// signatures of the motions processed before this one this frame.
+    std::array<std::uint8_t, kMaxAnimatedJoints> joint_mask{};
+
+    /// IK constraints of the clip (resolved at start), their per-instance state and what each
+    /// did in the last ik phase.
+    ik::ConstraintSet constraints;
+    std::vector<ik::ConstraintState> constraint_states;
+    std::vector<ik::ConstraintReport> constraint_reports;
 
     // Joint states (per clip track).
     SamplingCursor cursor;
@@ -88,6 +103,9 @@ public:
     [[nodiscard]] bool paused() const { return paused_; }
     /// `mAnimTime`, seconds.
     [[nodiscard]] float anim_time() const { return anim_time_; }
+    /// This frame's time step after the time factor (seconds).
+    [[nodiscard]] float frame_dt() const { return frame_dt_; }
+    [[nodiscard]] float pixel_area() const { return pixel_area_; }
 
     /// Phase `control`: T += dt × time factor, then the weights and state machine of
     /// `updateMotionsByType` for additive then regular motions (newest first).
@@ -111,6 +129,7 @@ private:
     void update_by_type(BlendType type);
     void update_idle(MotionInstance& m);
     void on_update(MotionInstance& m, float t, bool& alive);
+    void on_update(MotionInstance& m, float t, bool& alive, const std::uint8_t* joint_mask);
     MotionInstance* find(const MotionClip* clip) const;
     void remove_inactive();
 

@@ -4,8 +4,9 @@
 //
 //     ingest → control → sample → blend → ik → local_to_model → skin
 //
-// `control`, `sample`, `blend` and `local_to_model` are built in; `ingest` (puppetry), `ik`
-// (constraints) and `skin` are filled by later modules through add_system(). Every system
+// `control`, `sample`, `blend`, `ik` (the .anim constraints, slanim/ik/constraints.hpp) and
+// `local_to_model` are built in; `ingest` (puppetry) and `skin` are filled by later modules
+// through add_system(). Every system
 // declares the components it reads and writes, and phases() lists them in one visible place.
 #pragma once
 
@@ -37,6 +38,7 @@ inline constexpr const char* kSkeleton = "skeleton";
 inline constexpr const char* kController = "motion_controller";
 inline constexpr const char* kLocalPose = "local_pose";
 inline constexpr const char* kModelPose = "model_pose";
+inline constexpr const char* kIk = "ik_settings";  ///< solver settings and ground per avatar
 }  // namespace component
 
 class World;
@@ -78,12 +80,31 @@ public:
     LocalPose& local_pose(Entity e);
     [[nodiscard]] const ModelPose& model_pose(Entity e) const;
 
+    /// IK settings: every avatar uses the world's settings unless it has its own.
+    void set_default_ik_settings(const ik::IkSettings& s) { default_ik_ = s; }
+    [[nodiscard]] const ik::IkSettings& default_ik_settings() const { return default_ik_; }
+    void set_ik_settings(Entity e, const ik::IkSettings& s);
+    /// Drops the avatar's own settings (it follows the world's again).
+    void clear_ik_settings(Entity e);
+    /// The settings the avatar's ik phase uses.
+    [[nodiscard]] const ik::IkSettings& ik_settings(Entity e) const;
+    /// The ground of constraints with a GROUND target, in the avatar-root frame. Default:
+    /// ik::default_ground(skeleton), the soles' plane of the rest pose.
+    void set_ground(Entity e, const ik::GroundPlane& g);
+    [[nodiscard]] const ik::GroundPlane& ground(Entity e) const;
+    /// Measure each constraint solve (ConstraintReport::solve_us). Off by default.
+    void set_ik_timing(bool on) { ik_timing_ = on; }
+
     // Dense iteration for systems: index i in [0, size()).
     MotionController& controller_at(std::size_t i) { return *controllers_[i]; }
     LocalPose& local_pose_at(std::size_t i) { return local_[i]; }
     ModelPose& model_pose_at(std::size_t i) { return model_[i]; }
     [[nodiscard]] const Skeleton& skeleton_at(std::size_t i) const { return *skeletons_[i]; }
     [[nodiscard]] Entity entity_at(std::size_t i) const { return dense_to_entity_[i]; }
+    [[nodiscard]] const ik::IkSettings& ik_settings_at(std::size_t i) const {
+        return ik_[i].own ? ik_[i].settings : default_ik_;
+    }
+    [[nodiscard]] const ik::GroundPlane& ground_at(std::size_t i) const { return ik_[i].ground; }
 
     /// Adds a system at the end of its phase.
     void add_system(System s);
@@ -93,6 +114,10 @@ public:
     /// Runs every phase once. dt in seconds (0 evaluates the current time again).
     void step(float dt);
 
+    /// The built-in ik system's work for one avatar (public for tools that drive phases
+    /// themselves): applies the constraints of every evaluated motion, oldest first.
+    void apply_constraints_at(std::size_t i);
+
 private:
     std::vector<System> systems_[kNumPhases];
     // Dense component arrays (same index for the same avatar).
@@ -100,6 +125,14 @@ private:
     std::vector<std::unique_ptr<MotionController>> controllers_;
     std::vector<LocalPose> local_;
     std::vector<ModelPose> model_;
+    struct IkComponent {
+        bool own = false;
+        ik::IkSettings settings;
+        ik::GroundPlane ground;
+    };
+    std::vector<IkComponent> ik_;
+    ik::IkSettings default_ik_;
+    bool ik_timing_ = false;
     std::vector<Entity> dense_to_entity_;
     // Sparse side: entity index → dense index, generation per slot.
     std::vector<std::uint32_t> sparse_;

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+// Loading shared by the `slanim` subcommands.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "slanim/engine/anim_format.hpp"
+#include "slanim/engine/motion.hpp"
+#include "slanim/engine/result.hpp"
+#include "slanim/engine/skeleton.hpp"
+
+namespace slanim::cli {
+
+/// The embedded default skeleton when `character_dir` is empty, else the viewer character
+/// folder's avatar_skeleton.xml + avatar_lad.xml.
+Result<std::shared_ptr<const Skeleton>> pick_skeleton(const std::string& character_dir);
+
+/// One parsed and decoded file.
+struct Loaded {
+    RawMotion raw;
+    Motion motion;
+    std::vector<Diagnostic> diagnostics;
+};
+/// Reads, parses (the viewer's rules; `upload` makes unknown joints errors) and decodes a file.
+/// The error names the file, the rule and the byte offset.
+Result<Loaded> load(const std::string& path, const Skeleton& skel, bool upload = false);
+
+}  // namespace slanim::cli
