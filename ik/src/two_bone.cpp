@@ -16,6 +16,11 @@
 //     BC are parallel (relative test), so reachable goals are met exactly.
 //   * When A→goal is parallel to the pole, or the chain and pole are all parallel, the viewer
 //     returns without solving; we still bend and aim and only skip the plane rotation.
+//   * The viewer leaves the ABC plane alone when it is within are_parallel's 0.001 (about 2.6°)
+//     of the pole plane, and after the bend keeps the old plane normal when AB and BC are
+//     within 2.6° of parallel; both leave the elbow visibly off the pole plane near full
+//     extension. We always rotate the plane exactly and fall back only when AB × BC is
+//     numerically zero.
 //   * The plane normal is made perpendicular to A→goal before the plane rotation, so the
 //     rotation is about A→goal and cannot move C off the goal (matters only with setBAxis).
 #include <cmath>
@@ -128,17 +133,18 @@ bool TwoBoneJob::run() const {
     Quat p_rot = Quat::identity();
     if (!are_parallel(ag, pole_vec, kParallelEpsilon) && ag_len > detail::kTinyLength) {
         const Vec3 apg_norm = detail::normalized_or(cross(pole_vec, ag), Vec3{});
-        if (!use_b_axis && !are_parallel(ab, bc, kParallelEpsilon)) abc_norm = cross(ab, bc);
+        // The bent arm's own plane normal, unless AB and BC are still (numerically) parallel —
+        // out of reach or folded — where the normal carried from before the bend is used.
+        if (!use_b_axis && length(cross(ab, bc)) > 1e-5f * ab_len * bc_len) {
+            abc_norm = cross(ab, bc);
+        }
         const Vec3 ag_dir = ag * (1.f / ag_len);
         abc_norm = abc_norm - ag_dir * dot(abc_norm, ag_dir);
         abc_norm = detail::normalized_or(abc_norm, Vec3{});
+        // Shortest arc between two normals perpendicular to A→G: a turn about A→G, and a half
+        // turn about A→G when they are opposite (aim_arc's hint).
         if (abc_norm != Vec3{} && apg_norm != Vec3{}) {
-            if (are_parallel(abc_norm, apg_norm, kParallelEpsilon)) {
-                // Half a turn off: rotate by π about A→G; otherwise already in place.
-                if (dot(abc_norm, apg_norm) < 0.f) p_rot = quat_from_axis_angle(kPi, ag);
-            } else {
-                p_rot = detail::aim_arc(abc_norm, apg_norm, ag);
-            }
+            p_rot = detail::aim_arc(abc_norm, apg_norm, ag);
         }
     }
     const Quat twist_rot = quat_from_axis_angle(twist, ag);

@@ -34,9 +34,9 @@ using Context = std::unique_ptr<cairo_t, decltype(&cairo_destroy)>;
 
 std::string errno_text(int err) { return std::error_code(err, std::generic_category()).message(); }
 
-void set_rgb(cairo_t* cr, std::uint32_t rgb, double alpha = 1.0) {
-    cairo_set_source_rgba(cr, ((rgb >> 16) & 0xFF) / 255.0, ((rgb >> 8) & 0xFF) / 255.0,
-                          (rgb & 0xFF) / 255.0, alpha);
+void set_rgb(cairo_t* cr, std::uint32_t rgb) {
+    cairo_set_source_rgb(cr, ((rgb >> 16) & 0xFF) / 255.0, ((rgb >> 8) & 0xFF) / 255.0,
+                         (rgb & 0xFF) / 255.0);
 }
 
 void set_font(cairo_t* cr, double size, bool bold = false) {
@@ -243,7 +243,7 @@ void draw_legend(cairo_t* cr, const PlotPanel& panel, const Rect& r) {
     }
 }
 
-/// Writes the surface to `path` via a temporary file in the same directory and a rename.
+/// cairo's PNG writer output, straight into a file descriptor.
 struct FdSink {
     int fd;
     int err = 0;
@@ -264,6 +264,7 @@ cairo_status_t write_chunk(void* closure, const unsigned char* data, unsigned in
     return CAIRO_STATUS_SUCCESS;
 }
 
+/// Writes the surface to `path` via a temporary file in the same directory and a rename.
 std::string save_png_atomically(cairo_surface_t* surface, const std::string& path) {
     std::string tmp = path + ".tmp-XXXXXX";
     const int fd = ::mkstemp(tmp.data());
@@ -340,16 +341,18 @@ std::string write_line_chart_png(const std::string& path, const std::vector<Plot
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
 
-    // ---- y axes, then the left margin that fits their labels ----
+    // ---- y axes, then the left margin that fits their labels (and the y label) ----
     std::vector<PanelY> ys;
     double ytick_w = 0;
+    bool y_labels = !options.y_label.empty();
     set_font(cr, 12);
     for (const PlotPanel& panel : panels) {
         ys.push_back(panel_y(panel, options.log_y, plot_h / 45.0));
         for (const std::string& l : ys.back().axis.labels)
             ytick_w = std::max(ytick_w, text_width(cr, l));
+        y_labels = y_labels || ys.back().clamped;  // the clamp note goes in the y label
     }
-    const double left = std::ceil(10 + (options.y_label.empty() ? 0 : 22) + ytick_w + 10);
+    const double left = std::ceil(10 + (y_labels ? 22 : 0) + ytick_w + 10);
 
     // ---- shared x axis: fewer ticks until the labels no longer touch ----
     Axis xa;
@@ -373,21 +376,23 @@ std::string write_line_chart_png(const std::string& path, const std::vector<Plot
         auto px = [&](double v) {
             return std::clamp(std::floor(r.x + xa.unit(v) * r.w) + 0.5, r.x + 0.5, r.x + r.w - 0.5);
         };
-        auto pyy = [&](double v) {
-            return std::floor(r.y_at(py.axis.unit(v))) + 0.5;
+        auto pyy = [&](double v) { return std::floor(r.y_at(py.axis.unit(v))) + 0.5; };
+        // Lines at the ticks: vertical ones from y0 down by dy, horizontal ones from x0 by dx.
+        auto tick_lines = [&](double y0, double dy, double x0, double dx) {
+            for (double t : xa.ticks) {
+                cairo_move_to(cr, px(t), y0);
+                cairo_rel_line_to(cr, 0, dy);
+            }
+            for (double t : py.axis.ticks) {
+                cairo_move_to(cr, x0, pyy(t));
+                cairo_rel_line_to(cr, dx, 0);
+            }
         };
 
         // Grid.
         cairo_set_line_width(cr, 1.0);
         cairo_set_source_rgb(cr, 0.9, 0.9, 0.9);
-        for (double t : xa.ticks) {
-            cairo_move_to(cr, px(t), r.y);
-            cairo_line_to(cr, px(t), r.y + r.h);
-        }
-        for (double t : py.axis.ticks) {
-            cairo_move_to(cr, r.x, pyy(t));
-            cairo_line_to(cr, r.x + r.w, pyy(t));
-        }
+        tick_lines(r.y, r.h, r.x, r.w);
         cairo_stroke(cr);
 
         // Data, clipped to the plot area.
@@ -407,14 +412,7 @@ std::string write_line_chart_png(const std::string& path, const std::vector<Plot
         cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
         cairo_set_line_width(cr, 1.0);
         cairo_rectangle(cr, r.x + 0.5, r.y + 0.5, r.w - 1, r.h - 1);
-        for (double t : xa.ticks) {
-            cairo_move_to(cr, px(t), r.y + r.h);
-            cairo_rel_line_to(cr, 0, 5);
-        }
-        for (double t : py.axis.ticks) {
-            cairo_move_to(cr, r.x, pyy(t));
-            cairo_rel_line_to(cr, -5, 0);
-        }
+        tick_lines(r.y + r.h, 5, r.x, -5);
         cairo_stroke(cr);
         cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
         set_font(cr, 12);
