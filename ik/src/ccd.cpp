@@ -13,8 +13,8 @@ namespace {
 
 using detail::ChainWorld;
 
-/// Bend applied when a sweep cannot move any joint although the goal is reachable: a straight
-/// chain lying on the line through the goal is a stationary point of CCD (every joint already
+/// Turn applied to every joint when a sweep cannot move any joint although the goal is reachable:
+/// a chain lying on the line through the goal is a stationary point of CCD (every joint already
 /// points the effector at the goal, or exactly away from it), so something must break symmetry.
 constexpr float kNudgeAngle = 0.1f;
 
@@ -27,10 +27,11 @@ constexpr float kStallAngle = 1e-7f;
 /// the effector, or, when the sphere misses the plane, the sphere point nearest the plane. This
 /// is the exact single-joint optimum, as the point case is (plain projection of the effector on
 /// the plane would land off the plane and converge more slowly).
-Vec3 joint_goal(const Target& target, Vec3 normal, Vec3 joint, Vec3 effector) {
-    if (target.kind == TargetKind::Point) return target.point;
+Vec3 joint_goal(const Target& target, Vec3 shift, Vec3 normal, Vec3 joint, Vec3 effector) {
+    const Vec3 goal = target.point - shift;
+    if (target.kind == TargetKind::Point) return goal;
     const float r = length(effector - joint);
-    const float h = dot(joint - target.point, normal);  // signed height of the joint
+    const float h = dot(joint - goal, normal);  // signed height of the joint above the plane
     if (std::fabs(h) >= r) return joint - normal * (h > 0.f ? r : -r);
     const Vec3 centre = joint - normal * h;
     const Vec3 in_plane = (effector - centre) - normal * dot(effector - centre, normal);
@@ -54,6 +55,12 @@ bool CcdJob::run() const {
     const Vec3 keep_offset = rotate(pose.effector, saved_world0);
     auto effector = [&]() { return keep ? detail::kept_effector(w, keep_offset) : w.effector; };
     const Vec3 normal = detail::plane_normal(target);
+    // What each joint aims, and where. With Follow: the effector at the goal. With Keep the
+    // effector is J[0] + d for a fixed world d, so it circles `joint + d`, not the joint, and
+    // aiming it from the joint is not the joint's best turn; aiming J[0] at goal − d is, and has
+    // the same solutions (effector on the goal ⇔ J[0] on goal − d).
+    const Vec3 goal_shift = keep ? keep_offset : Vec3{};
+    auto aim_point = [&]() { return keep ? w.pos[0] : w.effector; };
 
     const float initial_error = target_error(target, effector());
     const bool reachable =
@@ -64,9 +71,9 @@ bool CcdJob::run() const {
     while (sweeps < settings.max_iterations && error > settings.tolerance) {
         float moved = 0.f;
         for (int k = 1; k <= last; ++k) {
-            const Vec3 e = effector();
+            const Vec3 e = aim_point();
             const Vec3 to_effector = e - w.pos[k];
-            const Vec3 to_goal = joint_goal(target, normal, w.pos[k], e) - w.pos[k];
+            const Vec3 to_goal = joint_goal(target, goal_shift, normal, w.pos[k], e) - w.pos[k];
             // Antiparallel (effector pointing straight away from the goal): a half turn. Hint the
             // axis perpendicular to the bone so a straight chain folds in a definite plane.
             const Quat arc = detail::aim_arc(to_effector, to_goal,
@@ -82,14 +89,17 @@ bool CcdJob::run() const {
         ++sweeps;
         error = target_error(target, effector());
         if (moved < kStallAngle && error > settings.tolerance) {
-            // Stationary: straight chain on the goal line, or pinned by limits. One symmetric
-            // bend of the inner joints, then carry on; if it stalls again, it is a true optimum.
-            if (!reachable || nudged || last < 2) break;
+            // Stationary: the chain lies on the line through the goal (every joint sees the
+            // effector straight toward or away from it), or limits pin it. Turn every joint a
+            // little about one axis across that line, then carry on; if it stalls again, it is
+            // a true optimum. The root must turn too: were it still, J[1] would see the
+            // effector and the goal on one line again and undo its own bend at the next sweep.
+            if (!reachable || nudged) break;
             nudged = true;
-            Vec3 line = (keep ? target.point - keep_offset : target.point) - w.pos[last];
-            if (length(line) <= detail::kTinyLength) line = effector() - w.pos[last];
+            Vec3 line = target.point - goal_shift - w.pos[last];
+            if (length(line) <= detail::kTinyLength) line = aim_point() - w.pos[last];
             const Quat bend = quat_from_axis_angle(kNudgeAngle, detail::any_perpendicular(line));
-            for (int k = last - 1; k >= 1; --k) {
+            for (int k = last; k >= 1; --k) {
                 if (detail::commit_world_rotation(pose, w, k, ll_mul(w.rot[k], bend),
                                                   settings.limits) > 0.f)
                     detail::update_below(pose, w, k);

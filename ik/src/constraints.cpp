@@ -349,6 +349,14 @@ bool ApplyConstraintsJob::run() const {
                 root_parent >= 0 ? world_of(s, pose, root_parent).rot : Quat::identity();
             cp.effector = rotate(source - j0.pos, conjugate(j0.rot));
 
+            rep.input.joints = L + 1;
+            rep.input.offsets = offsets;
+            rep.input.local_rotations = locals;
+            rep.input.root_position = cp.root_position;
+            rep.input.root_parent_rotation = cp.root_parent_rotation;
+            rep.input.effector = cp.effector;
+            rep.input.goal = rep.goal;
+
             SolveReport sr;
             if (settings.solver == Solver::Viewer) {
                 // Interior points: remembered pelvis-space points, eased toward the kinematic

@@ -126,6 +126,18 @@ enum class ConstraintOutcome : std::uint8_t {
 };
 const char* outcome_name(ConstraintOutcome o);
 
+/// The chain problem a constraint posed to its solver (L ≥ 1), kept so benchmarks and tools can
+/// replay real solves. Spans of a ChainPose over these arrays use `joints` entries.
+struct ChainInput {
+    int joints = 0;  ///< L + 1; 0 when no chain was solved
+    std::array<Vec3, kMaxViewerChainLength> offsets{};
+    std::array<Quat, kMaxViewerChainLength> local_rotations{};  ///< before solving
+    Vec3 root_position;
+    Quat root_parent_rotation;
+    Vec3 effector;
+    Vec3 goal;
+};
+
 /// What one constraint did in one frame (for tools, overlays and tests). Points in the root frame.
 struct ConstraintReport {
     ConstraintOutcome outcome = ConstraintOutcome::BeforeWindow;
@@ -137,6 +149,7 @@ struct ConstraintReport {
     bool reachable = true;      ///< the solver's reachability verdict
     int iterations = 0;
     float solve_us = 0.f;       ///< wall time of the solve (only when timing is on)
+    ChainInput input;           ///< the solver's problem (chain constraints)
 };
 
 /// Applies one motion instance's constraints to a local pose (in place), in file order.
