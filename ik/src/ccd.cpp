@@ -45,6 +45,8 @@ bool CcdJob::validate() const { return detail::valid_iterative_job(pose, target,
 
 bool CcdJob::run() const {
     if (!validate()) return false;
+    detail::LocalRotations input;
+    detail::save_local_rotations(pose, input);
     ChainWorld w;
     detail::forward_kinematics(pose, w);
     const int last = w.n - 1;  // L: the root
@@ -65,11 +67,26 @@ bool CcdJob::run() const {
     const float initial_error = target_error(target, effector());
     const bool reachable =
         detail::chain_reachable(pose, target, settings.end_rotation, keep_offset);
+    // At or past full reach the answer is known: the straight chain toward the goal. CCD gets
+    // there only asymptotically (each sweep removes a sliver of bend), so aim it straight in one
+    // root-to-tip pass instead; half the tolerance of slack makes a goal a hair inside full reach
+    // count too, since the straight chain is then within tolerance of it.
+    const float reach = detail::segment_lengths(pose, settings.end_rotation).sum;
+    const float slack = 0.5f * settings.tolerance;
     float error = initial_error;
     int sweeps = 0;
     bool nudged = false;
     while (sweeps < settings.max_iterations && error > settings.tolerance) {
         float moved = 0.f;
+        Vec3 straight_at;
+        if (detail::straight_goal(target, w.pos[last], goal_shift, reach, slack, straight_at)) {
+            moved = detail::straighten_toward(pose, w, straight_at, settings.end_rotation,
+                                              settings.limits);
+            ++sweeps;
+            error = target_error(target, effector());
+            if (moved < kStallAngle) break;  // already straight (or held by limits)
+            continue;
+        }
         for (int k = 1; k <= last; ++k) {
             const Vec3 e = aim_point();
             const Vec3 to_effector = e - w.pos[k];
@@ -109,6 +126,7 @@ bool CcdJob::run() const {
     }
 
     detail::finish_end_rotation(pose, w, settings.end_rotation, saved_world0);
+    detail::match_input_hemispheres(pose, input);
     // Report from a fresh FK of what was written, the pose callers will see.
     const float final_error = target_error(target, effector_position(pose));
     detail::fill_report(report, sweeps, initial_error, final_error, settings.tolerance,

@@ -115,7 +115,7 @@ float commit_world_rotation(const ChainPose& pose, ChainWorld& w, int k, Quat ne
     Quat local = unit(ll_mul(new_world, conjugate(parent)));
     if (!limits.empty()) local = unit(apply_limit(limits[static_cast<std::size_t>(k)], local));
     const Quat old = pose.local_rotations[static_cast<std::size_t>(k)];
-    // Same hemisphere as before so that later blending (nlerp) of solved poses does not flip.
+    // Stay in the previous iterate's hemisphere (the jobs align with their input at the end).
     if (dot(local, old) < 0.f) local = negate(local);
     const Quat world = ll_mul(local, parent);
     if (!is_finite(local) || !is_finite(world)) return 0.f;
@@ -136,19 +136,60 @@ Vec3 plane_normal(const Target& target) {
     return normalized_or(target.normal, Vec3{0.f, 0.f, 1.f});
 }
 
-bool chain_reachable(const ChainPose& pose, const Target& target, EndRotation mode,
-                     Vec3 keep_offset) {
+SegmentLengths segment_lengths(const ChainPose& pose, EndRotation mode) {
+    SegmentLengths s;
     const std::size_t n = pose.local_rotations.size();
-    float sum = 0.f;
-    float longest = 0.f;
     for (std::size_t k = 0; k + 1 < n; ++k) {
         Vec3 seg = pose.offsets[k];
         if (k == 0 && mode == EndRotation::Follow)
             seg = seg + rotate(pose.effector, pose.local_rotations[0]);
         const float len = length(seg);
-        sum += len;
-        longest = std::fmax(longest, len);
+        s.sum += len;
+        s.longest = std::fmax(s.longest, len);
     }
+    return s;
+}
+
+bool straight_goal(const Target& target, Vec3 root, Vec3 keep_offset, float reach, float slack,
+                   Vec3& goal) {
+    const Vec3 p = target.point - keep_offset;
+    if (target.kind == TargetKind::Plane) {
+        const Vec3 n = plane_normal(target);
+        const float h = dot(root - p, n);
+        if (std::fabs(h) < reach - slack) return false;
+        goal = root - n * h;
+        return true;
+    }
+    if (length(p - root) < reach - slack) return false;
+    goal = p;
+    return true;
+}
+
+float straighten_toward(const ChainPose& pose, ChainWorld& w, Vec3 goal, EndRotation mode,
+                        std::span<const JointLimit> limits) {
+    float moved = 0.f;
+    for (int k = w.n - 1; k >= 1; --k) {
+        const auto child = static_cast<std::size_t>(k - 1);
+        Vec3 segment = pose.offsets[child];
+        if (k == 1 && mode == EndRotation::Follow)
+            segment = segment + rotate(pose.effector, pose.local_rotations[0]);
+        const Vec3 current = rotate(segment, w.rot[k]);
+        const Quat arc = aim_arc(current, goal - w.pos[k], any_perpendicular(current));
+        if (arc != Quat::identity())
+            moved = std::fmax(moved, commit_world_rotation(pose, w, k, ll_mul(w.rot[k], arc),
+                                                           limits));
+        w.pos[k - 1] = w.pos[k] + rotate(pose.offsets[child], w.rot[k]);
+        w.rot[k - 1] = ll_mul(pose.local_rotations[child], w.rot[k]);
+    }
+    w.effector = w.pos[0] + rotate(pose.effector, w.rot[0]);
+    return moved;
+}
+
+bool chain_reachable(const ChainPose& pose, const Target& target, EndRotation mode,
+                     Vec3 keep_offset) {
+    const SegmentLengths s = segment_lengths(pose, mode);
+    const float sum = s.sum;
+    const float longest = s.longest;
     const bool keep = mode == EndRotation::Keep;
     const Vec3 goal = keep ? target.point - keep_offset : target.point;
     constexpr float kSlack = 1e-5f;
@@ -158,6 +199,17 @@ bool chain_reachable(const ChainPose& pose, const Target& target, EndRotation mo
     const float dist = length(goal - pose.root_position);
     const float inner = std::fmax(0.f, 2.f * longest - sum);
     return dist <= sum + kSlack && dist >= inner - kSlack;
+}
+
+void save_local_rotations(const ChainPose& pose, LocalRotations& out) {
+    for (std::size_t k = 0; k < pose.local_rotations.size(); ++k) out[k] = pose.local_rotations[k];
+}
+
+void match_input_hemispheres(const ChainPose& pose, const LocalRotations& input) {
+    for (std::size_t k = 0; k < pose.local_rotations.size(); ++k) {
+        if (dot(pose.local_rotations[k], input[k]) < 0.f)
+            pose.local_rotations[k] = negate(pose.local_rotations[k]);
+    }
 }
 
 void fill_report(SolveReport* report, int iterations, float initial_error, float error,

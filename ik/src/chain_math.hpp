@@ -69,7 +69,8 @@ inline Quat parent_world(const ChainPose& pose, const ChainWorld& w, int k) {
 }
 
 /// Gives J[k] the world rotation `new_world`: local = new_world · ~parent_world (viewer order),
-/// clamped by limits[k] when `limits` is not empty, kept in the old local's hemisphere, written
+/// clamped by limits[k] when `limits` is not empty, kept in the previous local's hemisphere
+/// (the jobs align with the input's at the end: match_input_hemispheres), written
 /// to pose.local_rotations[k] and w.rot[k] (positions below are NOT updated: call update_below).
 /// A non-finite result leaves the joint unchanged. Returns the angle the local rotation moved
 /// (0 when unchanged).
@@ -97,6 +98,34 @@ inline Vec3 kept_effector(const ChainWorld& w, Vec3 keep_offset) {
 /// around the root; planes within `sum` of it. 1e-5 m of slack absorbs float rounding.
 bool chain_reachable(const ChainPose& pose, const Target& target, EndRotation mode,
                      Vec3 keep_offset);
+
+/// Sum and longest of the rigid segments described at chain_reachable.
+struct SegmentLengths {
+    float sum = 0.f;
+    float longest = 0.f;
+};
+SegmentLengths segment_lengths(const ChainPose& pose, EndRotation mode);
+
+/// True when the target (shifted by −keep_offset: pass {} for Follow) lies at or beyond the
+/// chain's full `reach` from `root`, less `slack`; then the straight chain aimed at `goal` is the
+/// closest pose: for a point, the shifted point; for a plane, its point nearest the root.
+bool straight_goal(const Target& target, Vec3 root, Vec3 keep_offset, float reach, float slack,
+                   Vec3& goal);
+
+/// Aims the whole chain straight at `goal`, root to tip: each joint turns (shortest arc, then
+/// its limit) so that its rigid segment (J[k]→J[k−1]; for k = 1 with Follow J[1]→effector)
+/// points from the joint at the goal. Updates `w` (positions, rotations, effector). Returns the
+/// largest local rotation change.
+float straighten_toward(const ChainPose& pose, ChainWorld& w, Vec3 goal, EndRotation mode,
+                        std::span<const JointLimit> limits);
+
+/// Local rotations as a run() found them, to put the results back in the same hemispheres.
+using LocalRotations = std::array<Quat, kMaxSolverJoints>;
+void save_local_rotations(const ChainPose& pose, LocalRotations& out);
+
+/// Negates every output local rotation whose dot product with its input is negative (same
+/// rotation, other sign), so that blending input and output (nlerp) never takes the long way.
+void match_input_hemispheres(const ChainPose& pose, const LocalRotations& input);
 
 /// Fills the parts of a SolveReport every job fills the same way; no-op for a null report.
 void fill_report(SolveReport* report, int iterations, float initial_error, float error,

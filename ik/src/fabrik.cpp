@@ -82,6 +82,8 @@ bool FabrikJob::validate() const { return detail::valid_iterative_job(pose, targ
 
 bool FabrikJob::run() const {
     if (!validate()) return false;
+    detail::LocalRotations input;
+    detail::save_local_rotations(pose, input);
     ChainWorld w;
     detail::forward_kinematics(pose, w);
     const int last = w.n - 1;
@@ -110,27 +112,30 @@ bool FabrikJob::run() const {
     int iterations = 0;
     bool unfolded = false;
     while (iterations < settings.max_iterations && error > settings.tolerance) {
-        // Goal of P[0]. For a plane: the end point projected onto the (shifted) plane, pulled back
-        // onto the reach sphere when the projection lies beyond it but the plane does not, and
-        // the plane point nearest the root when the whole plane is out of reach.
-        Vec3 t = target.point - goal_shift;
-        if (target.kind == TargetKind::Plane) {
-            const Vec3 plane_point = target.point - goal_shift;
-            t = p[0] - normal * dot(p[0] - plane_point, normal);
-            const float h = dot(root - plane_point, normal);
-            const Vec3 centre = root - normal * h;  // the plane point nearest the root
-            if (std::fabs(h) >= reach) {
-                t = centre;  // out of reach: straight at the plane
-            } else if (length(t - root) > reach) {
-                const Vec3 dir =
-                    detail::normalized_or(t - centre, detail::any_perpendicular(normal));
-                t = centre + dir * std::sqrt(reach * reach - h * h);
+        // Goal of P[0]. At or past full reach (less half the tolerance, where the straight chain
+        // is already close enough) the straight chain toward the goal is the closest pose, and
+        // the passes would only creep toward it. For a plane otherwise: the end point projected
+        // onto the (shifted) plane, pulled back onto the reach sphere when it lies beyond it.
+        Vec3 t;
+        const bool straight = detail::straight_goal(target, root, goal_shift, reach,
+                                                    0.5f * settings.tolerance, t);
+        if (!straight) {
+            t = target.point - goal_shift;
+            if (target.kind == TargetKind::Plane) {
+                const Vec3 plane_point = target.point - goal_shift;
+                t = p[0] - normal * dot(p[0] - plane_point, normal);
+                if (length(t - root) > reach) {
+                    const float h = dot(root - plane_point, normal);
+                    const Vec3 centre = root - normal * h;  // the plane point nearest the root
+                    const Vec3 dir =
+                        detail::normalized_or(t - centre, detail::any_perpendicular(normal));
+                    t = centre + dir * std::sqrt(std::fmax(0.f, reach * reach - h * h));
+                }
             }
         }
 
         const Vec3 root_to_goal = t - root;
-        if (length(root_to_goal) >= reach) {
-            // Out of reach: the straight chain toward the goal is the closest pose.
+        if (straight || length(root_to_goal) >= reach) {
             for (int k = last - 1; k >= 0; --k) {
                 p[k] = place(p[k + 1], t, seg[k], detail::normalized_or(p[k] - p[k + 1], {}));
             }
@@ -172,6 +177,7 @@ bool FabrikJob::run() const {
     }
 
     detail::finish_end_rotation(pose, w, settings.end_rotation, saved_world0);
+    detail::match_input_hemispheres(pose, input);
     const float final_error = target_error(target, effector_position(pose));
     detail::fill_report(report, iterations, initial_error, final_error, settings.tolerance,
                         reachable);

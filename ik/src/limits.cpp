@@ -22,13 +22,11 @@ bool in_range(float a, float lo, float hi) { return a >= lo && a <= hi; }
 /// Unsigned distance between two angles on the circle, in [0, π].
 float circle_distance(float a, float b) { return std::fabs(std::remainder(a - b, kTwoPi)); }
 
-/// Clamps a twist angle θ ∈ [−π, π] into [lo, hi] as a rotation: θ and θ ∓ 2π are the same
-/// rotation (this matters only at ±π), and outside the range the nearer bound on the circle
-/// wins, so a twist just past −π is not clamped all the way round to `hi`.
+/// Clamps a twist angle θ ∈ [−π, π] into [lo, hi] as a rotation: outside the range the nearer
+/// bound on the circle wins, so a twist just past −π is not clamped all the way round to `hi`,
+/// and a half turn (θ = π) with lo = −π stays a half turn (distance 0 to lo).
 float clamp_twist(float theta, float lo, float hi) {
     if (in_range(theta, lo, hi)) return theta;
-    const float alt = theta > 0.f ? theta - kTwoPi : theta + kTwoPi;
-    if (in_range(alt, lo, hi)) return alt;
     return circle_distance(theta, lo) <= circle_distance(theta, hi) ? lo : hi;
 }
 

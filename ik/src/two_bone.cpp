@@ -57,6 +57,8 @@ bool TwoBoneJob::validate() const {
 
 bool TwoBoneJob::run() const {
     if (!validate()) return false;
+    detail::LocalRotations input;
+    detail::save_local_rotations(pose, input);
     ChainWorld w;
     detail::forward_kinematics(pose, w);
     const bool keep = end_rotation == EndRotation::Keep;
@@ -164,6 +166,7 @@ bool TwoBoneJob::run() const {
     }
     detail::forward_kinematics(pose, w);
     detail::finish_end_rotation(pose, w, end_rotation, saved_world0);
+    detail::match_input_hemispheres(pose, input);
     const float final_error = target_error(target, effector_position(pose));
     detail::fill_report(report, 1, initial_error, final_error, SolveSettings{}.tolerance,
                         reachable);

@@ -130,11 +130,26 @@ TestChain straight_chain(std::vector<float> lengths_root_first) {
 /// Keep the effector offset is fixed in world space at its start value, as the solvers keep it.
 Vec3 reachable_target(std::mt19937& rng, const TestChain& c, EndRotation mode) {
     TestChain other = c;
-    for (int k = 1; k < c.n(); ++k) other.rot[static_cast<std::size_t>(k)] = random_rotation(rng, kPi);
+    for (std::size_t k = 1; k < other.rot.size(); ++k) other.rot[k] = random_rotation(rng, kPi);
     const Fk start = fk(c);
     const Fk f = fk(other);
     if (mode == EndRotation::Follow) return f.effector;
     return f.pos[0] + rotate(c.effector, start.rot[0]);
+}
+
+/// Distance of the goal from the boundary of the chain's reach, in the rigid-segment model the
+/// solvers use (Follow: J[1]→effector is one segment; Keep: J[0] must reach goal − d).
+float boundary_margin(const TestChain& c, Vec3 goal, EndRotation mode) {
+    float sum = 0.f, longest = 0.f;
+    for (int k = 0; k + 1 < c.n(); ++k) {
+        Vec3 seg = c.offsets[static_cast<std::size_t>(k)];
+        if (k == 0 && mode == EndRotation::Follow) seg = seg + rotate(c.effector, c.rot[0]);
+        sum += length(seg);
+        longest = std::fmax(longest, length(seg));
+    }
+    const Vec3 d = mode == EndRotation::Keep ? rotate(c.effector, fk(c).rot[0]) : Vec3{};
+    const float dist = length(goal - d - c.root);
+    return std::fmin(sum - dist, dist - std::fmax(0.f, 2.f * longest - sum));
 }
 
 float chain_reach(const TestChain& c) {
@@ -197,6 +212,10 @@ TEST(LimitApply, WithinBoundsIsUnchanged) {
     const Quat r = apply_limit(l, q);
     EXPECT_TRUE(same_rotation(r, q, 1e-6f));
     EXPECT_GE(dot(r, q), 0.f);
+    const Quat neg{-q.x, -q.y, -q.z, -q.w};  // same rotation, other hemisphere
+    const Quat rn = apply_limit(l, neg);
+    EXPECT_TRUE(same_rotation(rn, q, 1e-6f));
+    EXPECT_GT(dot(rn, neg), 0.f);
 }
 
 TEST(LimitApply, ClampsSwingToTheConeKeepingItsDirection) {
@@ -387,7 +406,8 @@ TEST(SolverValidate, TwoBoneNeedsThreeJointsAPointTargetAndAPole) {
     EXPECT_TRUE((TwoBoneJob{c3.pose(), t}.validate()));
     EXPECT_FALSE((TwoBoneJob{c2.pose(), t}.validate()));
     EXPECT_FALSE((TwoBoneJob{c4.pose(), t}.validate()));
-    EXPECT_FALSE((TwoBoneJob{c3.pose(), Target{TargetKind::Plane, {}, {0.f, 0.f, 1.f}}}.validate()));
+    const Target plane{TargetKind::Plane, {}, {0.f, 0.f, 1.f}};
+    EXPECT_FALSE((TwoBoneJob{c3.pose(), plane}.validate()));
     TwoBoneJob j{c3.pose(), t};
     j.pole = {0.f, 0.f, 0.f};
     EXPECT_FALSE(j.validate());
@@ -473,6 +493,11 @@ TEST(SolverKnownAnswer, AlreadyWithinToleranceDoesNothing) {
 
 // ---- Convergence ----------------------------------------------------------------------------
 
+// Targets at least 2 cm inside the reach boundary. Next to the boundary the chain must end up
+// nearly straight (or folded) and CCD slows to a crawl: each sweep shrinks the error by about
+// cos² of the angle between the last moving bone and the root→goal line, so a goal 1 mm from
+// full reach can take thousands of sweeps (Wang & Chen's method is linear at best). Those goals
+// have their own tests below.
 class SolverConvergence : public ::testing::TestWithParam<int> {};
 
 TEST_P(SolverConvergence, ReachableRandomTargetsWithinHalfAMillimetre) {
@@ -486,12 +511,21 @@ TEST_P(SolverConvergence, ReachableRandomTargetsWithinHalfAMillimetre) {
                 SCOPED_TRACE(name(algo) + (mode == EndRotation::Keep ? " keep" : " follow") +
                              " trial " + std::to_string(trial));
                 TestChain c = random_chain(rng, n);
-                const Vec3 goal = reachable_target(rng, c, mode);
+                Vec3 goal = reachable_target(rng, c, mode);
+                // A single joint reaches only a sphere: every goal lies on the boundary.
+                while (n > 2 && boundary_margin(c, goal, mode) < 0.02f) {
+                    goal = reachable_target(rng, c, mode);
+                }
                 const Quat world0 = fk(c).rot[0];
                 const Quat local0 = c.rot[0];
+                const std::vector<Quat> before = c.rot;
                 SolveReport r;
                 ASSERT_TRUE(solve(algo, c, point(goal), settings(500, mode), &r));
                 const Fk f = fk(c);
+                // Solved locals stay in their input hemisphere, so blending them (nlerp) with
+                // the input pose never takes the long way round.
+                for (std::size_t k = 1; k < before.size(); ++k)
+                    EXPECT_GE(dot(c.rot[k], before[k]), 0.f) << k;
                 EXPECT_LE(length(f.effector - goal), kTol);
                 EXPECT_TRUE(r.converged);
                 EXPECT_TRUE(r.reachable);
@@ -511,6 +545,44 @@ TEST_P(SolverConvergence, ReachableRandomTargetsWithinHalfAMillimetre) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Solver, SolverConvergence, ::testing::Values(2, 3, 4, 10));
+
+TEST(SolverConvergence, FabrikConvergesNextToTheReachBoundary) {
+    std::mt19937 rng(77);
+    int tested = 0;
+    while (tested < 40) {
+        TestChain c = random_chain(rng, 3 + tested % 2);
+        const Vec3 goal = reachable_target(rng, c, EndRotation::Follow);
+        if (boundary_margin(c, goal, EndRotation::Follow) > 0.002f) continue;
+        ++tested;
+        SolveReport r;
+        ASSERT_TRUE(solve(Algo::Fabrik, c, point(goal), settings(1000, EndRotation::Follow), &r));
+        EXPECT_LE(length(fk(c).effector - goal), kTol) << r.iterations;
+    }
+}
+
+// Each CCD step is the exact best turn of one joint, so without limits the error can only fall
+// from sweep to sweep, however slowly next to the boundary.
+TEST(SolverConvergence, CcdErrorNeverIncreasesFromSweepToSweep) {
+    std::mt19937 rng(78);
+    int tested = 0;
+    while (tested < 20) {
+        const TestChain start = random_chain(rng, 3 + tested % 3);
+        const Vec3 goal = reachable_target(rng, start, EndRotation::Keep);
+        if (boundary_margin(start, goal, EndRotation::Keep) > 0.005f) continue;
+        ++tested;
+        float previous = std::numeric_limits<float>::infinity();
+        float initial = 0.f;
+        for (int sweeps = 1; sweeps <= 60; ++sweeps) {
+            TestChain c = start;
+            SolveReport r;
+            ASSERT_TRUE(solve(Algo::Ccd, c, point(goal), settings(sweeps), &r));
+            EXPECT_LE(r.error, previous + 1e-6f) << "sweep " << sweeps;
+            previous = r.error;
+            initial = r.initial_error;
+        }
+        EXPECT_LT(previous, 0.5f * initial);
+    }
+}
 
 TEST(SolverPlane, CcdAndFabrikReachPlanes) {
     std::mt19937 rng(99);
@@ -675,8 +747,11 @@ TEST(SolverDegenerate, UnreachableTargetStraightensTheChainTowardIt) {
             const Vec3 goal = c.root + random_unit(rng) * (reach * (1.2f + 0.3f * float(trial)));
             SolveReport r;
             if (solver < 2) {
+                // The default iteration budget: a goal out of reach is met by the straight chain
+                // directly, not by sweeps creeping toward it.
                 ASSERT_TRUE(solve(kAlgos[solver], c, point(goal),
-                                  settings(200, EndRotation::Follow), &r));
+                                  settings(SolveSettings{}.max_iterations, EndRotation::Follow),
+                                  &r));
             } else {
                 TwoBoneJob j{c.pose(), point(goal)};
                 j.end_rotation = EndRotation::Follow;
@@ -696,6 +771,35 @@ TEST(SolverDegenerate, UnreachableTargetStraightensTheChainTowardIt) {
             EXPECT_FALSE(r.reachable);
             EXPECT_FALSE(r.converged);
             EXPECT_NEAR(r.initial_error, length(start.effector - goal), 1e-5f);
+        }
+    }
+}
+
+// A goal at exactly full reach needs the chain exactly straight: CCD and FABRIK approach that
+// only asymptotically, so they must recognise it.
+TEST(SolverDegenerate, GoalAtFullReachConvergesWithinTheDefaultBudget) {
+    std::mt19937 rng(23);
+    for (Algo algo : kAlgos) {
+        for (int trial = 0; trial < 10; ++trial) {
+            SCOPED_TRACE(name(algo) + " trial " + std::to_string(trial));
+            TestChain c = random_chain(rng, 3 + trial % 3);
+            TestChain straight = c;
+            for (std::size_t k = 1; k < c.rot.size(); ++k) straight.rot[k] = Quat::identity();
+            c.offsets = {};
+            for (std::size_t k = 0; k < straight.offsets.size(); ++k)
+                c.offsets.push_back(k + 1 < straight.offsets.size() ? Vec3{0.2f, 0.f, 0.f}
+                                                                     : Vec3{});
+            straight.offsets = c.offsets;
+            // Straight chain along its parent's +X, then a random turn of the whole chain.
+            const Quat turn = random_rotation(rng, kPi);
+            straight.rot.back() = turn;
+            const Vec3 goal = fk(straight).pos[0];
+            c.effector = {};
+            SolveReport r;
+            ASSERT_TRUE(solve(algo, c, point(goal), settings(SolveSettings{}.max_iterations), &r));
+            EXPECT_TRUE(r.converged) << r.error;
+            EXPECT_TRUE(r.reachable);
+            EXPECT_LE(r.iterations, 2);
         }
     }
 }
