@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "commands.hpp"
+#include "cli_run.hpp"
 #include "slanim/engine/anim_format.hpp"
 #include "test_util.hpp"
 
@@ -18,22 +18,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct CliRun {
-    int code = 0;
-    std::string out, err;
-};
-
-CliRun run(std::vector<std::string> args) {
-    args.insert(args.begin(), "slanim");
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    std::ostringstream out, err;
-    CliRun r;
-    r.code = cli::run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
-    r.out = out.str();
-    r.err = err.str();
-    return r;
-}
+using test::CliRun;
+CliRun run(std::vector<std::string> args) { return test::run_slanim(std::move(args)); }
 
 class IkCli : public ::testing::Test {
 protected:
