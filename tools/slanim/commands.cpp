@@ -16,6 +16,7 @@
 
 #include "demo_motion.hpp"
 #include "describe.hpp"
+#include "edit_command.hpp"
 #include "ik_command.hpp"
 #include "loading.hpp"
 #include "slanim/engine/anim_format.hpp"
@@ -272,6 +273,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
 
     IkOptions iko;
     auto* ikc = add_ik_subcommand(app, iko);
+    const EditCommand edc = add_edit_subcommand(app);
 
     try {
         app.parse(argc, argv);
@@ -292,6 +294,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
             return cmd_play(c, po);
         }
         if (*ikc) return cmd_ik(out, err, iko);
+        if (edc.selected()) return cmd_edit(out, err, *edc.options);
     } catch (const std::exception& e) {
         err << "slanim: " << e.what() << "\n";
         return 1;
