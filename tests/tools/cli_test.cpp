@@ -153,3 +153,39 @@ TEST(Cli, PlayWithACharacterFolder) {
     EXPECT_EQ(r.code, 1);
     EXPECT_NE(r.err.find("no-such-folder"), std::string::npos);
 }
+
+TEST(Cli, ConvertImportsBvhLikeTheViewerWithOverrides) {
+    const fs::path dir = temp_dir();
+    const std::string bvh = (dir / "bend.bvh").string();
+    {
+        std::ofstream f(bvh);
+        f << "HIERARCHY\nROOT hip\n{\n OFFSET 0 0 0\n CHANNELS 6 Xposition Yposition Zposition "
+             "Zrotation Xrotation Yrotation\n JOINT abdomen\n {\n  OFFSET 0 3 0\n  CHANNELS 3 "
+             "Zrotation Xrotation Yrotation\n  End Site\n  {\n   OFFSET 0 5 0\n  }\n }\n}\n"
+             "MOTION\nFrames: 3\nFrame Time: 0.5\n0 40 0 0 0 0 0 0 0\n0 40 0 0 0 0 0 10 0\n"
+             "0 40 0 0 0 0 0 20 0\n";
+    }
+    const std::string out = (dir / "bend.anim").string();
+    CliRun r = run({"convert", bvh, "-o", out, "--priority", "4", "--ease-in", "0.1"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = run({"info", out, "--format", "json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out)[0];
+    EXPECT_EQ(j["base_priority"], 4);
+    EXPECT_NEAR(j["duration_s"].get<double>(), 0.5, 1e-6);  // (3 − 2) × 0.5 s
+    // A BVH joint that is not an SL joint fails like the viewer's upload, and writes nothing.
+    {
+        std::ofstream f(bvh);
+        f << "HIERARCHY\nROOT hip\n{\n OFFSET 0 0 0\n CHANNELS 3 Zrotation Xrotation Yrotation\n"
+             " JOINT tail\n {\n  OFFSET 0 3 0\n  CHANNELS 3 Zrotation Xrotation Yrotation\n"
+             "  End Site\n  {\n   OFFSET 0 5 0\n  }\n }\n}\nMOTION\nFrames: 2\nFrame Time: 0.5\n"
+             "0 0 0 0 0 0\n0 10 0 0 10 0\n";
+    }
+    const std::string out2 = (dir / "tail.anim").string();
+    r = run({"convert", bvh, "-o", out2});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find("tail"), std::string::npos);
+    EXPECT_FALSE(fs::exists(out2));
+    EXPECT_EQ(run({"convert", bvh, "-o", out2, "--skip-unknown"}).code, 0);
+    fs::remove_all(dir);
+}

@@ -20,6 +20,8 @@
 #include "ik_command.hpp"
 #include "loading.hpp"
 #include "slanim/engine/anim_format.hpp"
+#include "slanim/engine/bvh.hpp"
+#include "slanim/engine/bvh_import.hpp"
 #include "slanim/engine/clip.hpp"
 #include "slanim/engine/motion.hpp"
 #include "slanim/engine/skeleton.hpp"
@@ -97,12 +99,39 @@ int cmd_validate(Context& c, const std::vector<std::string>& files, bool upload,
     return invalid ? 1 : 0;
 }
 
-int cmd_convert(Context& c, const std::string& in, const std::string& out, bool force) {
+/// BVH → .anim like the viewer's importer (LLBVHLoader), with the preview's overrides.
+int convert_bvh(Context& c, const std::string& in, const std::string& out,
+                const BvhImportOptions& opt) {
+    auto bvh = load_bvh(in);
+    if (!bvh) {
+        c.err << "slanim convert: " << bvh.error().message << "\n";
+        return 1;
+    }
+    auto skel = Skeleton::default_skeleton();
+    auto imported = import_bvh(*bvh, *skel, opt);
+    if (!imported) {
+        c.err << "slanim convert: " << in << ": " << imported.error().message << "\n";
+        return 1;
+    }
+    for (const auto& w : imported->warnings) c.err << "slanim convert: " << in << ": warning: " << w << "\n";
+    auto w = write_file_atomic(out, write_anim(encode_motion(imported->motion)));
+    if (!w) {
+        c.err << "slanim convert: " << w.error().message << "\n";
+        return 1;
+    }
+    return 0;
+}
+
+int cmd_convert(Context& c, const std::string& in, const std::string& out, bool force,
+                const BvhImportOptions& bvh_options) {
     if (!force && std::filesystem::exists(out) &&
         std::filesystem::weakly_canonical(in) == std::filesystem::weakly_canonical(out)) {
         c.err << "slanim convert: refusing to overwrite the input " << in << " (use --force)\n";
         return 2;
     }
+    std::string ext = std::filesystem::path(in).extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    if (ext == ".bvh") return convert_bvh(c, in, out, bvh_options);
     auto bytes = read_file_bytes(in);
     if (!bytes) {
         c.err << "slanim convert: " << bytes.error().message << "\n";
@@ -253,9 +282,23 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     std::string in, output;
     bool force = false;
     auto* convert = app.add_subcommand("convert", "Read and rewrite a motion (.anim → .anim, version 1.0)");
-    convert->add_option("IN", in, "Input .anim")->required();
+    convert->add_option("IN", in, "Input .anim, or .bvh (imported like the viewer's uploader)")->required();
     convert->add_option("-o,--output", output, "Output .anim")->required();
     convert->add_flag("--force", force, "Allow the output to be the input");
+    BvhImportOptions bvh_opt;
+    int bvh_priority = -1, bvh_hand = -1;
+    double loop_in = -1, loop_out = -1, ease_in = -1, ease_out = -1;
+    bool bvh_loop = false;
+    std::string emote;
+    convert->add_option("--priority", bvh_priority, "BVH: base priority 0..6 (default 2)");
+    convert->add_flag("--loop", bvh_loop, "BVH: loop");
+    convert->add_option("--loop-in", loop_in, "BVH: loop in point, seconds");
+    convert->add_option("--loop-out", loop_out, "BVH: loop out point, seconds");
+    convert->add_option("--ease-in", ease_in, "BVH: ease in, seconds (default 0.3)");
+    convert->add_option("--ease-out", ease_out, "BVH: ease out, seconds (default 0.3)");
+    convert->add_option("--hand-pose", bvh_hand, "BVH: hand pose 0..13 (default 1, relaxed)");
+    convert->add_option("--emote", emote, "BVH: emote name");
+    convert->add_flag("--skip-unknown", bvh_opt.skip_unknown_joints, "BVH: drop joints that are not SL joints instead of failing");
 
     PlayOptions po;
     double duration = -1.0, stop_at = -1.0;
@@ -287,7 +330,17 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     try {
         if (*info) return cmd_info(c, files, verbose, format, character);
         if (*validate) return cmd_validate(c, files, upload, quiet, character);
-        if (*convert) return cmd_convert(c, in, output, force);
+        if (*convert) {
+            if (bvh_priority >= 0) bvh_opt.priority = bvh_priority;
+            if (bvh_loop) bvh_opt.loop = true;
+            if (loop_in >= 0) bvh_opt.loop_in = static_cast<float>(loop_in);
+            if (loop_out >= 0) bvh_opt.loop_out = static_cast<float>(loop_out);
+            if (ease_in >= 0) bvh_opt.ease_in = static_cast<float>(ease_in);
+            if (ease_out >= 0) bvh_opt.ease_out = static_cast<float>(ease_out);
+            if (bvh_hand >= 0) bvh_opt.hand_pose = static_cast<std::uint32_t>(bvh_hand);
+            if (!emote.empty()) bvh_opt.emote = emote;
+            return cmd_convert(c, in, output, force, bvh_opt);
+        }
         if (*play) {
             if (duration >= 0.0) po.duration = duration;
             if (stop_at >= 0.0) po.stop_at = stop_at;
