@@ -42,6 +42,7 @@
 #include "slanim/engine/math.hpp"
 #include "slanim/engine/motion.hpp"
 #include "slanim/engine/skeleton.hpp"
+#include "fuzz_seeds.hpp"
 
 namespace {
 
@@ -301,34 +302,11 @@ std::vector<std::pair<std::string, std::vector<std::uint8_t>>> seeds() {
     return out;
 }
 
-int write_seeds(const std::string& dir) {
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) {
-        std::fprintf(stderr, "slanim_fuzz_anim: cannot create %s: %s\n", dir.c_str(),
-                     ec.message().c_str());
-        return 1;
-    }
-    for (const auto& [name, bytes] : seeds()) {
-        const std::string path = (std::filesystem::path(dir) / name).string();
-        if (!write_file_atomic(path, bytes)) {
-            std::fprintf(stderr, "slanim_fuzz_anim: cannot write %s\n", path.c_str());
-            return 1;
-        }
-    }
-    std::printf("slanim_fuzz_anim: wrote %zu seed files to %s\n", seeds().size(), dir.c_str());
-    return 0;
-}
 
 }  // namespace
 
 // Runs before libFuzzer parses its flags: handles -write_seeds=DIR and exits.
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
-    constexpr std::string_view kFlag = "-write_seeds=";
-    for (int i = 1; i < *argc; ++i) {
-        const std::string_view arg = (*argv)[i];
-        if (arg.substr(0, kFlag.size()) == kFlag)
-            std::exit(write_seeds(std::string(arg.substr(kFlag.size()))));
-    }
+    slanim::fuzz::write_seeds_and_exit_if_asked(*argc, *argv, "slanim_fuzz_anim", seeds);
     return 0;
 }

@@ -35,6 +35,7 @@
 
 #include "slanim/engine/anim_format.hpp"
 #include "slanim/engine/bvh.hpp"
+#include "fuzz_seeds.hpp"
 
 namespace {
 
@@ -245,37 +246,16 @@ std::vector<std::pair<std::string, std::string>> seeds() {
     return out;
 }
 
-int write_seeds(const std::string& dir) {
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) {
-        std::fprintf(stderr, "slanim_fuzz_bvh: cannot create %s: %s\n", dir.c_str(),
-                     ec.message().c_str());
-        return 1;
-    }
-    const auto all = seeds();
-    for (const auto& [name, text] : all) {
-        const std::string path = (std::filesystem::path(dir) / name).string();
-        const std::span<const std::uint8_t> bytes(
-            reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
-        if (!write_file_atomic(path, bytes)) {
-            std::fprintf(stderr, "slanim_fuzz_bvh: cannot write %s\n", path.c_str());
-            return 1;
-        }
-    }
-    std::printf("slanim_fuzz_bvh: wrote %zu seed files to %s\n", all.size(), dir.c_str());
-    return 0;
+std::vector<slanim::fuzz::Seed> seed_bytes() {
+    std::vector<slanim::fuzz::Seed> out;
+    for (auto& [name, text] : seeds()) out.emplace_back(name, std::vector<std::uint8_t>(text.begin(), text.end()));
+    return out;
 }
 
 }  // namespace
 
 // Runs before libFuzzer parses its flags: handles -write_seeds=DIR and exits.
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
-    constexpr std::string_view kFlag = "-write_seeds=";
-    for (int i = 1; i < *argc; ++i) {
-        const std::string_view arg = (*argv)[i];
-        if (arg.substr(0, kFlag.size()) == kFlag)
-            std::exit(write_seeds(std::string(arg.substr(kFlag.size()))));
-    }
+    slanim::fuzz::write_seeds_and_exit_if_asked(*argc, *argv, "slanim_fuzz_bvh", seed_bytes);
     return 0;
 }

@@ -331,7 +331,6 @@ Result<BvhImportResult> import_bvh(const BvhMotion& bvh, const Skeleton& skeleto
     if (o.emote) m.emote_name = *o.emote;
     m.max_priority = m.base_priority;
     for (const MotionJoint& mj : m.joints) m.max_priority = std::max(m.max_priority, mj.priority);
-    out.frames_played = std::max(bvh.num_frames - 1, 1);
     return out;
 }
 

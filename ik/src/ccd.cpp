@@ -45,28 +45,20 @@ bool CcdJob::validate() const { return detail::valid_iterative_job(pose, target,
 
 bool CcdJob::run() const {
     if (!validate()) return false;
-    detail::LocalRotations input;
-    detail::save_local_rotations(pose, input);
-    ChainWorld w;
-    detail::forward_kinematics(pose, w);
+    detail::SolveStart s(pose, settings.end_rotation);
+    ChainWorld& w = s.w;
     const int last = w.n - 1;  // L: the root
-    const bool keep = settings.end_rotation == EndRotation::Keep;
-    // With Keep, J[0] keeps its start world rotation, so its effector offset is a fixed world
-    // vector for the whole solve, whatever the (Follow-style) local rotation in `w` says.
-    const Quat saved_world0 = w.rot[0];
-    const Vec3 keep_offset = rotate(pose.effector, saved_world0);
-    auto effector = [&]() { return keep ? detail::kept_effector(w, keep_offset) : w.effector; };
     const Vec3 normal = detail::plane_normal(target);
     // What each joint aims, and where. With Follow: the effector at the goal. With Keep the
     // effector is J[0] + d for a fixed world d, so it circles `joint + d`, not the joint, and
     // aiming it from the joint is not the joint's best turn; aiming J[0] at goal − d is, and has
     // the same solutions (effector on the goal ⇔ J[0] on goal − d).
-    const Vec3 goal_shift = keep ? keep_offset : Vec3{};
-    auto aim_point = [&]() { return keep ? w.pos[0] : w.effector; };
+    const Vec3 goal_shift = s.keep ? s.keep_offset : Vec3{};
+    auto aim_point = [&]() { return s.keep ? w.pos[0] : w.effector; };
 
-    const float initial_error = target_error(target, effector());
+    const float initial_error = target_error(target, s.effector());
     const bool reachable =
-        detail::chain_reachable(pose, target, settings.end_rotation, keep_offset);
+        detail::chain_reachable(pose, target, settings.end_rotation, s.keep_offset);
     // At or past full reach the answer is known: the straight chain toward the goal. CCD gets
     // there only asymptotically (each sweep removes a sliver of bend), so aim it straight in one
     // root-to-tip pass instead; half the tolerance of slack makes a goal a hair inside full reach
@@ -83,7 +75,7 @@ bool CcdJob::run() const {
             moved = detail::straighten_toward(pose, w, straight_at, settings.end_rotation,
                                               settings.limits);
             ++sweeps;
-            error = target_error(target, effector());
+            error = target_error(target, s.effector());
             if (moved < kStallAngle) break;  // already straight (or held by limits)
             continue;
         }
@@ -104,7 +96,7 @@ bool CcdJob::run() const {
             moved = std::fmax(moved, change);
         }
         ++sweeps;
-        error = target_error(target, effector());
+        error = target_error(target, s.effector());
         if (moved < kStallAngle && error > settings.tolerance) {
             // Stationary: the chain lies on the line through the goal (every joint sees the
             // effector straight toward or away from it), or limits pin it. Turn every joint a
@@ -121,12 +113,12 @@ bool CcdJob::run() const {
                                                   settings.limits) > 0.f)
                     detail::update_below(pose, w, k);
             }
-            error = target_error(target, effector());
+            error = target_error(target, s.effector());
         }
     }
 
-    detail::finish_end_rotation(pose, w, settings.end_rotation, saved_world0);
-    detail::match_input_hemispheres(pose, input);
+    detail::finish_end_rotation(pose, w, settings.end_rotation, s.saved_world0);
+    detail::match_input_hemispheres(pose, s.input);
     // Report from a fresh FK of what was written, the pose callers will see.
     const float final_error = target_error(target, effector_position(pose));
     detail::fill_report(report, sweeps, initial_error, final_error, settings.tolerance,

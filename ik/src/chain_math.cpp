@@ -21,6 +21,14 @@ void update_below(const ChainPose& pose, ChainWorld& w, int from) {
     w.effector = w.pos[0] + rotate(pose.effector, w.rot[0]);
 }
 
+SolveStart::SolveStart(const ChainPose& pose, EndRotation mode) {
+    save_local_rotations(pose, input);
+    forward_kinematics(pose, w);
+    keep = mode == EndRotation::Keep;
+    saved_world0 = w.rot[0];
+    keep_offset = rotate(pose.effector, saved_world0);
+}
+
 bool valid_pose(const ChainPose& pose) {
     const std::size_t n = pose.local_rotations.size();
     if (n < 2 || n > static_cast<std::size_t>(kMaxSolverJoints)) return false;

@@ -127,6 +127,22 @@ void save_local_rotations(const ChainPose& pose, LocalRotations& out);
 /// rotation, other sign), so that blending input and output (nlerp) never takes the long way.
 void match_input_hemispheres(const ChainPose& pose, const LocalRotations& input);
 
+/// What every solver's run() sets up first: the input local rotations (to restore their
+/// hemispheres at the end), the chain's world transforms, and, for EndRotation::Keep, the end
+/// joint's start world rotation and the effector offset as a world vector: with Keep the offset
+/// stays fixed in world space for the whole solve, whatever the (Follow-style) local rotation of
+/// J[0] in `w` says.
+struct SolveStart {
+    LocalRotations input{};
+    ChainWorld w;
+    bool keep = false;
+    Quat saved_world0;
+    Vec3 keep_offset;
+    SolveStart(const ChainPose& pose, EndRotation mode);
+    /// The effector as the solve sees it: J[0] + keep_offset with Keep, else the FK effector.
+    [[nodiscard]] Vec3 effector() const { return keep ? kept_effector(w, keep_offset) : w.effector; }
+};
+
 /// Fills the parts of a SolveReport every job fills the same way; no-op for a null report.
 void fill_report(SolveReport* report, int iterations, float initial_error, float error,
                  float tolerance, bool reachable);

@@ -82,22 +82,16 @@ bool FabrikJob::validate() const { return detail::valid_iterative_job(pose, targ
 
 bool FabrikJob::run() const {
     if (!validate()) return false;
-    detail::LocalRotations input;
-    detail::save_local_rotations(pose, input);
-    ChainWorld w;
-    detail::forward_kinematics(pose, w);
+    detail::SolveStart s(pose, settings.end_rotation);
+    ChainWorld& w = s.w;
     const int last = w.n - 1;
-    const bool keep = settings.end_rotation == EndRotation::Keep;
-    const Quat saved_world0 = w.rot[0];
-    const Vec3 keep_offset = rotate(pose.effector, saved_world0);
-    auto effector = [&]() { return keep ? detail::kept_effector(w, keep_offset) : w.effector; };
     const Vec3 normal = detail::plane_normal(target);
     // The goal of P[0] lives in the frame where P[0] is the end point: shifted by −d with Keep.
-    const Vec3 goal_shift = keep ? keep_offset : Vec3{};
+    const Vec3 goal_shift = s.keep ? s.keep_offset : Vec3{};
 
     Points p{};
     std::array<float, kMaxSolverJoints> seg{};  // seg[k] = |P[k+1] − P[k]|
-    points_from_pose(w, keep, p);
+    points_from_pose(w, s.keep, p);
     float reach = 0.f;
     for (int k = 0; k < last; ++k) {
         seg[k] = length(p[k + 1] - p[k]);
@@ -105,9 +99,9 @@ bool FabrikJob::run() const {
     }
     const Vec3 root = w.pos[last];
 
-    const float initial_error = target_error(target, effector());
+    const float initial_error = target_error(target, s.effector());
     const bool reachable =
-        detail::chain_reachable(pose, target, settings.end_rotation, keep_offset);
+        detail::chain_reachable(pose, target, settings.end_rotation, s.keep_offset);
     float error = initial_error;
     int iterations = 0;
     bool unfolded = false;
@@ -169,15 +163,15 @@ bool FabrikJob::run() const {
             }
         }
 
-        const float moved = recover_rotations(pose, w, keep, p, settings.limits);
+        const float moved = recover_rotations(pose, w, s.keep, p, settings.limits);
         ++iterations;
-        error = target_error(target, effector());
-        points_from_pose(w, keep, p);
+        error = target_error(target, s.effector());
+        points_from_pose(w, s.keep, p);
         if (moved < 1e-7f) break;  // nothing changes any more (straight, or pinned by limits)
     }
 
-    detail::finish_end_rotation(pose, w, settings.end_rotation, saved_world0);
-    detail::match_input_hemispheres(pose, input);
+    detail::finish_end_rotation(pose, w, settings.end_rotation, s.saved_world0);
+    detail::match_input_hemispheres(pose, s.input);
     const float final_error = target_error(target, effector_position(pose));
     detail::fill_report(report, iterations, initial_error, final_error, settings.tolerance,
                         reachable);

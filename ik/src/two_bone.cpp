@@ -57,21 +57,15 @@ bool TwoBoneJob::validate() const {
 
 bool TwoBoneJob::run() const {
     if (!validate()) return false;
-    detail::LocalRotations input;
-    detail::save_local_rotations(pose, input);
-    ChainWorld w;
-    detail::forward_kinematics(pose, w);
-    const bool keep = end_rotation == EndRotation::Keep;
-    const Quat saved_world0 = w.rot[0];
-    const Vec3 keep_offset = rotate(pose.effector, saved_world0);
-    auto effector = [&]() { return keep ? detail::kept_effector(w, keep_offset) : w.effector; };
-    const float initial_error = target_error(target, effector());
-    const bool reachable = detail::chain_reachable(pose, target, end_rotation, keep_offset);
+    detail::SolveStart s(pose, end_rotation);
+    ChainWorld& w = s.w;
+    const float initial_error = target_error(target, s.effector());
+    const bool reachable = detail::chain_reachable(pose, target, end_rotation, s.keep_offset);
 
     const Vec3 a_pos = w.pos[2];
     const Vec3 b_pos = w.pos[1];
-    const Vec3 c_pos = keep ? w.pos[0] : w.effector;
-    const Vec3 g_pos = keep ? target.point - keep_offset : target.point;
+    const Vec3 c_pos = s.keep ? w.pos[0] : w.effector;
+    const Vec3 g_pos = s.keep ? target.point - s.keep_offset : target.point;
     // The pole is given in A's parent frame (the viewer rotates it by A's parent world matrix).
     const Vec3 pole_vec = rotate(detail::normalized_or(pole, Vec3{1.f, 0.f, 0.f}),
                                  pose.root_parent_rotation);
@@ -165,8 +159,8 @@ bool TwoBoneJob::run() const {
         pose.local_rotations[1] = local_b;
     }
     detail::forward_kinematics(pose, w);
-    detail::finish_end_rotation(pose, w, end_rotation, saved_world0);
-    detail::match_input_hemispheres(pose, input);
+    detail::finish_end_rotation(pose, w, end_rotation, s.saved_world0);
+    detail::match_input_hemispheres(pose, s.input);
     const float final_error = target_error(target, effector_position(pose));
     detail::fill_report(report, 1, initial_error, final_error, SolveSettings{}.tolerance,
                         reachable);

@@ -38,8 +38,8 @@ bool ViewerRelaxationJob::run() const {
     detail::ChainWorld w;
     detail::forward_kinematics(pose, w);
     const Quat end_world = w.rot[0];  // "end_rot": saved before anything moves
-    std::array<Quat, kMaxSolverJoints> input{};  // the joint states' rotations
-    for (int k = 0; k < n; ++k) input[k] = pose.local_rotations[k];
+    detail::LocalRotations input;  // the joint states' rotations
+    detail::save_local_rotations(pose, input);
 
     std::array<float, kMaxSolverJoints> len{};
     if (lengths.empty()) {

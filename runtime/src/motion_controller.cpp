@@ -171,10 +171,6 @@ void MotionController::remove_inactive() {
     }
 }
 
-void MotionController::on_update(MotionInstance& m, float t, bool& alive) {
-    on_update(m, t, alive, nullptr);
-}
-
 void MotionController::on_update(MotionInstance& m, float t, bool& alive,
                                  const std::uint8_t* joint_mask) {
     m.curve_time = motion_time_to_curve_time(*m.clip, t, m.stopped, m.loop, alive);

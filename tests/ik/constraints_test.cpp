@@ -321,3 +321,52 @@ TEST(ConstraintRealData, EveryConstrainedAnimationEverySolver) {
 
 }  // namespace
 }  // namespace slanim
+
+namespace slanim {
+namespace {
+
+TEST(ConstraintWindow, UsesTheLoopedMotionTime) {
+    // A 1 s loop; the constraint acts from 0.2 s to 0.8 s of every cycle.
+    Motion m = arm_motion({hand_to_chest(0.2f, 0.3f, 0.7f, 0.8f)}, 1.f);
+    m.loop = true;
+    m.loop_in = 0.f;
+    m.loop_out = 1.f;
+    AvatarRun r(m, ik::Solver::Ccd);
+    r.world.step(0.f);
+    for (int i = 0; i < 15; ++i) r.world.step(0.1f);  // t = 1.5 s: looped 0.5 s
+    EXPECT_NEAR(r.instance()->curve_time, 0.5f, 1e-4f);
+    EXPECT_EQ(r.report().outcome, ik::ConstraintOutcome::Applied);
+    for (int i = 0; i < 4; ++i) r.world.step(0.1f);  // t = 1.9 s: looped 0.9 s
+    EXPECT_EQ(r.report().outcome, ik::ConstraintOutcome::AfterWindow);
+    for (int i = 0; i < 3; ++i) r.world.step(0.1f);  // t = 2.2 s: looped 0.2 s, active again
+    EXPECT_EQ(r.report().outcome, ik::ConstraintOutcome::Applied);
+    EXPECT_TRUE(r.instance()->constraint_states[0].active);
+}
+
+TEST(ConstraintSettings, EachAvatarIsSolvedWithItsOwnSolver) {
+    // Same motion, same world: the avatar with the viewer solver keeps the viewer's residual,
+    // the CCD one reaches the goal; with IK off the pose is the keyframe pose.
+    World w;
+    const auto clip = MotionClip::build(arm_motion({hand_to_chest()}), skel(), "arm");
+    const Entity ccd = w.create_avatar(skel_ptr());
+    const Entity viewer = w.create_avatar(skel_ptr());
+    const Entity off = w.create_avatar(skel_ptr());
+    ik::IkSettings vs;
+    vs.solver = ik::Solver::Viewer;
+    w.set_ik_settings(viewer, vs);
+    ik::IkSettings none;
+    none.enabled = false;
+    w.set_ik_settings(off, none);
+    for (Entity e : {ccd, viewer, off}) w.controller(e).start(clip);
+    w.step(0.f);
+    const auto report = [&](Entity e) { return w.controller(e).active()[0]->constraint_reports[0]; };
+    EXPECT_LT(report(ccd).goal_error, 0.001f);
+    EXPECT_GT(report(viewer).goal_error, 0.005f);
+    EXPECT_EQ(report(off).outcome, ik::ConstraintOutcome::BeforeWindow);  // never evaluated
+    const int elbow = skel().find("mElbowRight");
+    EXPECT_EQ(w.local_pose(off).rotations[elbow], Quat::identity());
+    EXPECT_NE(w.local_pose(ccd).rotations[elbow], w.local_pose(viewer).rotations[elbow]);
+}
+
+}  // namespace
+}  // namespace slanim

@@ -370,7 +370,6 @@ int synthetic(std::ostream& os, std::ostream& err, const IkOptions& o) {
         const double us =
             std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
             kRepeats;
-        ik::ChainPose final_pose = pose;
         std::vector<Vec3> joints;
         {
             // World positions for the report, root first.
@@ -382,7 +381,6 @@ int synthetic(std::ostream& os, std::ostream& err, const IkOptions& o) {
                 joints.push_back(p);
             }
         }
-        (void)final_pose;
         if (o.format == "text") {
             os << fmt::format("  {:<8} iterations {:>3}  error {:.4f} mm (from {:.1f} mm)  {}  {}  "
                               "{:.2f} us/solve\n",

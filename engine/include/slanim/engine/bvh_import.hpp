@@ -41,7 +41,6 @@ struct BvhImportOptions {
 struct BvhImportResult {
     Motion motion;                      ///< as the viewer would upload it (quantized)
     std::vector<std::string> warnings;  ///< dropped joints, clamped values
-    int frames_played = 0;              ///< frames after the reference frame
 };
 
 /// Converts a parsed BVH. Errors: the root is not `hip` or another alias of mPelvis

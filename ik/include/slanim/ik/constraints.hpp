@@ -77,17 +77,22 @@ struct ConstraintSet {
 ConstraintSet resolve_constraints(const MotionClip& clip, const Skeleton& skeleton);
 
 /// Per-instance state (`JointConstraint`). Zero-initialised = never initialised, inactive.
+/// Lengths in metres; initialised on the first frame the constraint is seen, from that pose.
 struct ConstraintState {
     bool initialized = false;
-    bool active = false;
-    float weight = 0.f;  ///< the reachability weight `mWeight`
+    bool active = false;  ///< between activation and deactivation (`mActive`)
+    float weight = 0.f;   ///< the reachability weight `mWeight`, [0, 1]
+    /// Σ lengths + |source point − J[0]| (`mTotalLength`), metres.
     float total_length = 0.f;
-    std::array<float, kMaxViewerChainLength> lengths{};    ///< `mJointLengths`
-    std::array<float, kMaxViewerChainLength> fractions{};  ///< `mJointLengthFractions`
-    std::array<Vec3, kMaxViewerChainLength> positions{};   ///< pelvis-space points (viewer)
-    float fixup_rms = 0.f;   ///< `mFixupDistanceRMS`
-    Vec3 ground_pos;         ///< root frame
-    Vec3 ground_normal{0.f, 0.f, 1.f};
+    /// `mJointLengths`: [0] = |J[1] − source point|, [k] = |J[k] − J[k+1]|, metres.
+    std::array<float, kMaxViewerChainLength> lengths{};
+    std::array<float, kMaxViewerChainLength> fractions{};  ///< `mJointLengthFractions`, [k ≥ 1]
+    /// `mPositions`: the viewer solver's interior points P[1..L−1] in pelvis space (the pelvis
+    /// joint's frame), metres.
+    std::array<Vec3, kMaxViewerChainLength> positions{};
+    float fixup_rms = 0.f;   ///< `mFixupDistanceRMS`, metres per √second (as the viewer computes)
+    Vec3 ground_pos;         ///< GROUND target captured at activation, root frame, metres
+    Vec3 ground_normal{0.f, 0.f, 1.f};  ///< unit, root frame
 };
 
 /// The ground: a plane in the avatar-root frame. `getGround` projects a point vertically onto it.
@@ -128,14 +133,15 @@ const char* outcome_name(ConstraintOutcome o);
 
 /// The chain problem a constraint posed to its solver (L ≥ 1), kept so benchmarks and tools can
 /// replay real solves. Spans of a ChainPose over these arrays use `joints` entries.
+/// Fields mirror ChainPose (root frame, metres).
 struct ChainInput {
     int joints = 0;  ///< L + 1; 0 when no chain was solved
-    std::array<Vec3, kMaxViewerChainLength> offsets{};
+    std::array<Vec3, kMaxViewerChainLength> offsets{};          ///< as ChainPose::offsets
     std::array<Quat, kMaxViewerChainLength> local_rotations{};  ///< before solving
-    Vec3 root_position;
-    Quat root_parent_rotation;
-    Vec3 effector;
-    Vec3 goal;
+    Vec3 root_position;         ///< world position of J[L]
+    Quat root_parent_rotation;  ///< world rotation of J[L]'s parent
+    Vec3 effector;              ///< source volume point in J[0]'s frame
+    Vec3 goal;                  ///< lerp(source, target, W)
 };
 
 /// What one constraint did in one frame (for tools, overlays and tests). Points in the root frame.

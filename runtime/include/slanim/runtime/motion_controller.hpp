@@ -128,8 +128,9 @@ private:
     void set_stop_time(MotionInstance& m, float time);
     void update_by_type(BlendType type);
     void update_idle(MotionInstance& m);
-    void on_update(MotionInstance& m, float t, bool& alive);
-    void on_update(MotionInstance& m, float t, bool& alive, const std::uint8_t* joint_mask);
+    /// `onUpdate(t, joint_mask)`; a null mask leaves the instance's mask as it was.
+    void on_update(MotionInstance& m, float t, bool& alive,
+                   const std::uint8_t* joint_mask = nullptr);
     MotionInstance* find(const MotionClip* clip) const;
     void remove_inactive();
 
