@@ -10,6 +10,9 @@ PACKAGES=(
   libglm-dev libpugixml-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libcairo2-dev fonts-dejavu-core     # charts (slanim ik --plot)
+  libsdl2-dev python3-glad libegl-dev libgl-dev libgl1-mesa-dri libegl-mesa0 libstb-dev  # slanim view/render
+  libcpp-httplib-dev                  # slanim relay (HTTP)
+  libtinygltf-dev                     # slanim play --mesh-out (glTF)
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

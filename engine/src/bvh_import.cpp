@@ -70,7 +70,10 @@ float dist_sq(Vec3 a, Vec3 b) {
 }
 
 /// `LLBVHLoader::optimize` for one joint: flags keys to drop, returns whether it moves.
-bool optimize_joint(AnimJoint& joint) {
+/// `reference_frame`: frame 0 is a reference that is never output (today's loader); the
+/// legacy loader starts the reduction at frame 0 and may keep it, and it does not restore the most
+/// deviating dropped frame when it keeps a key (Linden's key counts and poses show both).
+bool optimize_joint(AnimJoint& joint, bool reference_frame) {
     auto& keys = joint.keys;
     bool pos_changed = false, rot_changed = false;
     const Vec3 first_pos = keys.front().pos;
@@ -78,7 +81,7 @@ bool optimize_joint(AnimJoint& joint) {
     std::size_t ki = 0;
     if (keys.size() == 1) {
         rot_changed = true;  // a single frame is always output
-    } else {
+    } else if (reference_frame) {
         keys[0].ignore_pos = keys[0].ignore_rot = true;  // the reference frame
         ki = 1;
     }
@@ -113,12 +116,13 @@ bool optimize_joint(AnimJoint& joint) {
             const Quat interp = ll_lerp(1.f / static_cast<float>(rot_considered), cur, last_good);
             if (rot_metric(first_rot, test) > kRotationMotionThreshold) rot_changed = true;
             const float rot_test = rot_metric(interp, test);
-            if (rot_test >= rot_threshold || (ki + 1 == keys.size() && rot_considered > 2)) {
+            if (rot_test >= rot_threshold ||
+                (reference_frame && ki + 1 == keys.size() && rot_considered > 2)) {
                 rot_considered = 2;
                 good_rot = prev;
                 // Restore the most deviating frame seen since the last key (the viewer stores
                 // the iterator one past the tested frame).
-                if (diff_max > 0.0) {
+                if (diff_max > 0.0 && reference_frame) {
                     keys[max_key].ignore_rot = false;
                     diff_max = 0.0;
                 }
@@ -206,17 +210,23 @@ Result<BvhImportResult> import_bvh(const BvhMotion& bvh, const Skeleton& skeleto
         offset += static_cast<std::size_t>(j.channels);
     }
 
-    // Duration: frame 0 is a reference frame and the last frame marks the end.
+    const bool legacy = o.importer == BvhImporter::LindenLegacy;
+    // Duration: frame 0 is a reference frame and the last frame marks the end; the legacy
+    // loader plays every frame for a whole frame time.
     const float duration =
-        std::max(static_cast<float>(bvh.num_frames - 2), 1.f) * bvh.frame_time;
+        legacy ? static_cast<float>(bvh.num_frames) * bvh.frame_time
+               : std::max(static_cast<float>(bvh.num_frames - 2), 1.f) * bvh.frame_time;
     if (!(duration <= kMaxBvhDuration))
         return Error{fmt::format("the animation lasts {:.2f} s; the viewer refuses BVH files "
                                  "longer than 60 s",
                                  duration)};
 
     // applyTranslations: names through the avatar's alias map, ignored joints.
-    for (AnimJoint& j : joints) {
-        if (std::find(o.ignore_joints.begin(), o.ignore_joints.end(), j.name) != o.ignore_joints.end()) {
+    for (std::size_t ji = 0; ji < joints.size(); ++ji) {
+        AnimJoint& j = joints[ji];
+        // Linden's old table also ignored Poser's figureHair (no Linden file animates mSkull).
+        if (std::find(o.ignore_joints.begin(), o.ignore_joints.end(), j.name) != o.ignore_joints.end() ||
+            (legacy && j.name == "figureHair")) {
             j.ignore = true;
             continue;
         }
@@ -232,7 +242,8 @@ Result<BvhImportResult> import_bvh(const BvhMotion& bvh, const Skeleton& skeleto
             continue;
         }
         j.out_name = skeleton.name(sj);
-        j.ignore_positions = j.channels == 3;
+        // The legacy serializer writes position keys for the first joint only.
+        j.ignore_positions = legacy ? (ji != 0 || j.channels == 3) : j.channels == 3;
         j.relative = sj == pelvis;  // mRelativePositionKey / mRelativeRotationKey
     }
 
@@ -256,11 +267,11 @@ Result<BvhImportResult> import_bvh(const BvhMotion& bvh, const Skeleton& skeleto
         if (j.ignore) continue;
         bool moves = true;
         if (o.keep_all_frames) {
-            if (j.keys.size() > 1) j.keys[0].ignore_pos = j.keys[0].ignore_rot = true;
+            if (j.keys.size() > 1 && !legacy) j.keys[0].ignore_pos = j.keys[0].ignore_rot = true;
         } else {
-            moves = optimize_joint(j);
+            moves = optimize_joint(j, !legacy);
         }
-        if (!moves) j.ignore = true;
+        if (!moves && !legacy) j.ignore = true;
     }
 
     // serialize: LL-order products, inches to metres, key time = (frame − 1) × frame time.
@@ -272,23 +283,32 @@ Result<BvhImportResult> import_bvh(const BvhMotion& bvh, const Skeleton& skeleto
         mj.joint = skeleton.find(j.out_name);
         mj.priority = m.base_priority;
         Quat first_rot = Quat::identity();
-        Vec3 rel_key;
-        if (j.relative) {
+        Quat offset_rot = Quat::identity();  // the old table's `offset` matrix
+        Vec3 rel_key, rel_pos;  // mRelativePositionKey's frame-0 value; mRelativePosition
+        if (j.relative && !legacy) {
             first_rot = key_rot(j, j.keys[0]);
             rel_key = j.keys[0].pos;
+        } else if (j.relative) {
+            offset_rot = o.legacy_pelvis_offset;
+            if (o.legacy_pelvis_origin == LegacyPelvisOrigin::FirstFrame)
+                rel_key = j.keys[0].pos;
+            else
+                rel_pos = skeleton.default_position(pelvis);
         }
         const Quat inv_first = conjugate(first_rot);
         for (std::size_t f = 0; f < j.keys.size(); ++f) {
             const Key& k = j.keys[f];
-            const float t = std::max(static_cast<float>(f) - 1.f, 0.f) * bvh.frame_time;
+            const float t = legacy ? static_cast<float>(f + 1) * bvh.frame_time
+                                   : std::max(static_cast<float>(f) - 1.f, 0.f) * bvh.frame_time;
             if (!k.ignore_rot) {
                 const Quat in = key_rot(j, k);
-                const Quat out_rot = ll_mul(ll_mul(ll_mul(frame_inv, in), inv_first), kFrameRot);
+                const Quat out_rot = ll_mul(
+                    ll_mul(ll_mul(ll_mul(frame_inv, in), inv_first), kFrameRot), offset_rot);
                 mj.rot_keys.push_back({t, out_rot});
             }
             if (!j.ignore_positions && !k.ignore_pos) {
                 const Vec3 in_pos = rotate(k.pos - rel_key, inv_first);
-                Vec3 p = rotate(in_pos, kFrameRot) * kInchesToMeters;
+                Vec3 p = rotate(rotate(in_pos, kFrameRot), offset_rot) * kInchesToMeters - rel_pos;
                 const Vec3 c{std::clamp(p.x, -kMaxPelvisOffset, kMaxPelvisOffset),
                              std::clamp(p.y, -kMaxPelvisOffset, kMaxPelvisOffset),
                              std::clamp(p.z, -kMaxPelvisOffset, kMaxPelvisOffset)};

@@ -324,7 +324,14 @@ void MotionController::sample() {
 }
 
 void MotionController::blend(const LocalPoseView& pose) {
+    bool external_done = external_states_.empty();
+    const auto offer_external = [&] {
+        for (std::size_t k = 0; k < external_states_.size(); ++k)
+            blender_.add(external_joints_[k], external_states_[k]);
+        external_done = true;
+    };
     for (MotionInstance* m : blend_order_) {
+        if (!external_done && m->blend_type == BlendType::Normal) offer_external();
         const auto tracks = m->clip->tracks();
         for (std::size_t k = 0; k < tracks.size(); ++k) {
             JointStateRef s;
@@ -337,6 +344,9 @@ void MotionController::blend(const LocalPoseView& pose) {
             blender_.add(tracks[k].joint, s);
         }
     }
+    if (!external_done) offer_external();
+    external_joints_ = {};
+    external_states_ = {};
     blender_.blend_and_apply(pose);
     remove_inactive();
 }

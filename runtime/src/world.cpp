@@ -2,6 +2,7 @@
 #include "slanim/runtime/world.hpp"
 
 #include "slanim/engine/local_to_model.hpp"
+#include "slanim/runtime/appearance.hpp"
 
 namespace slanim {
 
@@ -30,6 +31,7 @@ const char* phase_name(Phase p) {
         case Phase::Blend: return "blend";
         case Phase::Ik: return "ik";
         case Phase::LocalToModel: return "local_to_model";
+        case Phase::Morph: return "morph";
         case Phase::Skin: return "skin";
     }
     return "?";
@@ -90,6 +92,7 @@ Entity World::create_avatar(std::shared_ptr<const Skeleton> skeleton) {
     local_.push_back(std::move(lp));
     model_.push_back(std::move(mp));
     ik_.push_back({false, {}, ik::default_ground(*skeletons_.back())});
+    appearance_.emplace_back();
     return e;
 }
 
@@ -133,6 +136,24 @@ const ik::IkSettings& World::ik_settings(Entity e) const { return ik_settings_at
 void World::set_ground(Entity e, const ik::GroundPlane& g) { ik_[dense_index(e)].ground = g; }
 const ik::GroundPlane& World::ground(Entity e) const { return ik_[dense_index(e)].ground; }
 
+bool World::set_appearance(Entity e, std::shared_ptr<Appearance> appearance) {
+    const std::uint32_t d = dense_index(e);
+    if (d == kNoDense) return false;
+    if (appearance && appearance->model().skeleton().num_joints() != skeletons_[d]->num_joints())
+        return false;
+    if (appearance && !appearance_systems_) {
+        detail::add_appearance_systems(*this);
+        appearance_systems_ = true;
+    }
+    appearance_[d] = std::move(appearance);
+    return true;
+}
+
+Appearance* World::appearance(Entity e) const {
+    const std::uint32_t d = dense_index(e);
+    return d == kNoDense ? nullptr : appearance_[d].get();
+}
+
 std::uint32_t World::dense_index(Entity e) const {
     const std::uint32_t index = e & kIndexMask;
     if (e == kNullEntity || index >= sparse_.size()) return kNoDense;
@@ -152,6 +173,7 @@ bool World::destroy(Entity e) {
         local_[d] = std::move(local_[last]);
         model_[d] = std::move(model_[last]);
         ik_[d] = ik_[last];
+        appearance_[d] = std::move(appearance_[last]);
         dense_to_entity_[d] = dense_to_entity_[last];
         sparse_[dense_to_entity_[d] & kIndexMask] = d;
     }
@@ -160,6 +182,7 @@ bool World::destroy(Entity e) {
     local_.pop_back();
     model_.pop_back();
     ik_.pop_back();
+    appearance_.pop_back();
     dense_to_entity_.pop_back();
     const std::uint32_t index = e & kIndexMask;
     sparse_[index] = kNoDense;

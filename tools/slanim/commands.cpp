@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -13,18 +14,26 @@
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <thread>
 
+#include "appearance_loading.hpp"
+#include "convert_formats.hpp"
 #include "demo_motion.hpp"
 #include "describe.hpp"
+#include "describe_appearance.hpp"
 #include "edit_command.hpp"
+#include "gfx_commands.hpp"
 #include "ik_command.hpp"
 #include "loading.hpp"
+#include "mesh_export.hpp"
+#include "relay_command.hpp"
 #include "slanim/engine/anim_format.hpp"
 #include "slanim/engine/bvh.hpp"
 #include "slanim/engine/bvh_import.hpp"
 #include "slanim/engine/clip.hpp"
 #include "slanim/engine/motion.hpp"
 #include "slanim/engine/skeleton.hpp"
+#include "slanim/runtime/puppetry_sources.hpp"
 #include "slanim/runtime/world.hpp"
 
 namespace slanim::cli {
@@ -46,6 +55,20 @@ int cmd_info(Context& c, const std::vector<std::string>& files, bool verbose,
     int status = 0;
     nlohmann::ordered_json all = nlohmann::ordered_json::array();
     for (const auto& f : files) {
+        if (appearance_file_kind(f) != AppearanceFile::None) {  // .llm, .dat, avatar_lad.xml
+            if (format == "json") {
+                auto j = describe_appearance_json(f, verbose);
+                if (j) all.push_back(std::move(*j));
+                else c.err << "slanim info: " << j.error().describe() << "\n";
+                status = j ? status : 1;
+            } else {
+                auto t = describe_appearance_text(f, verbose);
+                if (t) c.out << *t;
+                else c.err << "slanim info: " << t.error().describe() << "\n";
+                status = t ? status : 1;
+            }
+            continue;
+        }
         auto l = load(f, **skel);
         if (!l) {
             c.err << "slanim info: " << l.error().message << "\n";
@@ -123,7 +146,7 @@ int convert_bvh(Context& c, const std::string& in, const std::string& out,
 }
 
 int cmd_convert(Context& c, const std::string& in, const std::string& out, bool force,
-                const BvhImportOptions& bvh_options) {
+                const BvhImportOptions& bvh_options, const ConvertFormatOptions& formats) {
     if (!force && std::filesystem::exists(out) &&
         std::filesystem::weakly_canonical(in) == std::filesystem::weakly_canonical(out)) {
         c.err << "slanim convert: refusing to overwrite the input " << in << " (use --force)\n";
@@ -131,6 +154,7 @@ int cmd_convert(Context& c, const std::string& in, const std::string& out, bool 
     }
     std::string ext = std::filesystem::path(in).extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    if (auto r = convert_formats(c.out, c.err, in, out, bvh_options, formats)) return *r;
     if (ext == ".bvh") return convert_bvh(c, in, out, bvh_options);
     auto bytes = read_file_bytes(in);
     if (!bytes) {
@@ -160,6 +184,9 @@ struct PlayOptions {
     std::string output;
     bool pelvis_fix = false;
     std::string solver = "ccd";
+    std::string puppetry;  // --puppetry SOURCE (puppetry_sources.hpp), empty: none
+    std::vector<std::string> wearables;  // --wearable FILE... (appearance_loading.hpp)
+    std::string mesh_out, mesh_frames, mesh_format;  // --mesh-out PATTERN (mesh_export.hpp)
 };
 
 int cmd_play(Context& c, const PlayOptions& o) {
@@ -169,7 +196,23 @@ int cmd_play(Context& c, const PlayOptions& o) {
         return 1;
     }
     std::vector<std::shared_ptr<const MotionClip>> clips;
-    if (o.files.empty()) {
+    const bool live_puppetry = !o.puppetry.empty() && !o.puppetry.starts_with("replay:");
+    if (!o.puppetry.empty() && !o.puppetry.starts_with("replay:") && !o.puppetry.starts_with("udp://") &&
+        o.puppetry != "leap:stdin") {
+        c.err << "slanim play: --puppetry " << o.puppetry
+              << ": expected udp://HOST:PORT, leap:stdin or replay:FILE[#loop]\n";
+        return 2;
+    }
+    if (live_puppetry && !o.duration) {
+        c.err << "slanim play: --puppetry " << o.puppetry << " is a live source: give --duration S\n";
+        return 2;
+    }
+    if (o.puppetry == "leap:stdin" && o.output.empty()) {
+        c.err << "slanim play: --puppetry leap:stdin answers LEAP requests on standard output: "
+                 "write the poses with -o FILE\n";
+        return 2;
+    }
+    if (o.files.empty() && o.puppetry.empty()) {
         c.err << "slanim play: no FILE given: playing the built-in demo motion (a generated wave) "
                  "on the "
               << (o.character.empty() ? "embedded default skeleton" : "given skeleton") << "\n";
@@ -198,17 +241,86 @@ int cmd_play(Context& c, const PlayOptions& o) {
         return 2;
     }
 
+    // --wearable / --mesh-out: the avatar's appearance (visual params, morphs, skinning) from the
+    // character folder; the morph and skin phases then run every step.
+    const bool wants_appearance = !o.wearables.empty() || !o.mesh_out.empty();
+    if (o.mesh_out.empty() && (!o.mesh_frames.empty() || !o.mesh_format.empty())) {
+        c.err << "slanim play: --mesh-frames and --mesh-format need --mesh-out PATTERN\n";
+        return 2;
+    }
+    if (wants_appearance && o.character.empty()) {
+        c.err << "slanim play: " << (o.mesh_out.empty() ? "--wearable" : "--mesh-out")
+              << " needs --character DIR: without a character folder there is no avatar mesh (the "
+                 "embedded default is a skeleton only)\n";
+        return 2;
+    }
+    const auto frames = static_cast<long long>(std::floor(duration * o.fps + 1e-9)) + 1;
+    MeshFormat mesh_format = MeshFormat::Obj;
+    std::vector<long long> mesh_frames;
+    if (!o.mesh_out.empty()) {
+        if (!o.mesh_format.empty()) mesh_format = *parse_mesh_format(o.mesh_format);
+        else mesh_format = mesh_format_for_path(o.mesh_out).value_or(MeshFormat::Obj);
+        auto sel = parse_mesh_frames(o.mesh_frames.empty() ? "all" : o.mesh_frames, frames, o.fps);
+        if (!sel) {
+            c.err << "slanim play: " << sel.error().message << "\n";
+            return 2;
+        }
+        mesh_frames = std::move(*sel);
+        if (auto p = check_mesh_pattern(o.mesh_out, mesh_frames, o.fps); !p) {
+            c.err << "slanim play: " << p.error().message << "\n";
+            return 2;
+        }
+    }
+    std::shared_ptr<Appearance> appearance;
+    if (wants_appearance) {
+        auto la = load_cli_appearance(o.character, *skel, o.wearables, /*skin=*/!o.mesh_out.empty());
+        if (!la) {
+            c.err << "slanim play: " << la.error().describe() << "\n";
+            return 1;
+        }
+        for (const std::string& note : la->notes) c.err << "slanim play: --wearable " << note << "\n";
+        appearance = la->appearance;
+    }
+
     World world;
+    // --puppetry: the stream goes through the world's ingest phase and mixes with the motions
+    // at priority 7 (puppetry_stream.hpp). A replay runs on the world-step clock (simulated
+    // time); live sources are paced in real time below.
+    std::shared_ptr<PuppetryRuntime> puppetry;
+    PuppetrySource* source = nullptr;
+    if (!o.puppetry.empty()) puppetry = PuppetryRuntime::install(world);
     ik::IkSettings ik_settings;
     ik_settings.enabled = o.solver != "none";
     if (ik_settings.enabled) ik_settings.solver = *ik::parse_solver(o.solver);
     world.set_default_ik_settings(ik_settings);
     const Entity avatar = world.create_avatar(*skel);
+    if (appearance && !world.set_appearance(avatar, appearance)) {
+        c.err << "slanim play: the appearance of " << o.character << " does not fit its skeleton\n";
+        return 1;
+    }
+    std::optional<SkinnedMeshSnapshot> snapshot;
+    if (!o.mesh_out.empty()) snapshot.emplace(*appearance);
+    std::size_t next_mesh = 0;
+    std::string first_mesh_file, last_mesh_file;
+    std::string title;
+    for (const auto& f : o.files) title += (title.empty() ? "" : " ") + std::filesystem::path(f).filename().string();
+    if (title.empty()) title = o.puppetry.empty() ? "the built-in demo" : o.puppetry;
     MotionController& ctrl = world.controller(avatar);
     if (o.pelvis_fix) ctrl.start_pelvis_fix();
     for (const auto& clip : clips) ctrl.start(clip);
+    if (puppetry) {
+        puppetry->set_default_avatar(world, avatar);
+        auto src = open_puppetry_source(o.puppetry, avatar, **skel);
+        if (!src) {
+            c.err << "slanim play: " << src.error().describe() << "\n";
+            return 1;
+        }
+        source = src->get();
+        if (const auto* replay = dynamic_cast<const ReplayPuppetrySource*>(source); replay && !o.duration)
+            duration = std::max(duration, replay->duration() + 1.0);  // + the jitter delay and a hold
+        puppetry->add_source(std::move(*src));
+    }
 
-    const auto frames = static_cast<long long>(std::floor(duration * o.fps + 1e-9)) + 1;
     const float dt = static_cast<float>(1.0 / o.fps);
     const Skeleton& sk = **skel;
 
@@ -216,14 +328,31 @@ int cmd_play(Context& c, const PlayOptions& o) {
     std::ostream& os = o.output.empty() ? c.out : static_cast<std::ostream&>(buffer);
     if (o.format == "csv") os << "frame,time,joint,px,py,pz,qx,qy,qz,qw\n";
     bool stopped = false;
+    const auto wall_start = std::chrono::steady_clock::now();
     for (long long f = 0; f < frames; ++f) {
         const double t = static_cast<double>(f) / o.fps;
+        if (live_puppetry) std::this_thread::sleep_until(wall_start + std::chrono::duration<double>(t));
         world.step(f == 0 ? 0.f : dt);
         if (o.stop_at && !stopped && t >= *o.stop_at) {
             // Stop the named motions at this frame's time (they ease out from here); the
             // always-on pelvis fix keeps running, as in the viewer.
             for (const auto& clip : clips) ctrl.stop(clip.get());
             stopped = true;
+        }
+        if (next_mesh < mesh_frames.size() && mesh_frames[next_mesh] == f) {
+            ++next_mesh;
+            snapshot->capture(*appearance);
+            const std::string path = expand_mesh_pattern(o.mesh_out, f, o.fps);
+            const std::string comment = fmt::format(
+                "slanim play {}: frame {}, t = {:.6f} s\nSL avatar-root frame: metres, X forward, Y left, Z up\n"
+                "{} meshes, {} vertices, {} triangles",
+                title, f, t, snapshot->meshes().size(), snapshot->num_vertices(), snapshot->num_faces());
+            if (auto w = write_mesh_file(path, snapshot->meshes(), mesh_format, comment); !w) {
+                c.err << "slanim play: --mesh-out: " << w.error().message << "\n";
+                return 1;
+            }
+            if (first_mesh_file.empty()) first_mesh_file = path;
+            last_mesh_file = path;
         }
         const ModelPose& mp = world.model_pose(avatar);
         if (o.format == "csv") {
@@ -243,6 +372,22 @@ int cmd_play(Context& c, const PlayOptions& o) {
             }
             os << "}}\n";
         }
+    }
+    if (snapshot) {
+        c.err << fmt::format("slanim play: --mesh-out: {} frame{} written ({} meshes, {} vertices, {} triangles "
+                             "each): {}{}\n",
+                             mesh_frames.size(), mesh_frames.size() == 1 ? "" : "s", snapshot->meshes().size(),
+                             snapshot->num_vertices(), snapshot->num_faces(), first_mesh_file,
+                             mesh_frames.size() > 1 ? " … " + last_mesh_file : std::string());
+    }
+    if (puppetry) {
+        const PuppetryStats& st = puppetry->playback(avatar)->stats();
+        c.err << fmt::format(
+            "slanim play: puppetry {}: {} events, {} joint samples ({} unknown), {} blocks ({} malformed, "
+            "{} dropped), {} malformed datagrams, {} target solves ({} unsupported), {} joints expired\n",
+            source->describe(), st.events_queued, st.samples_queued, st.samples_unknown, st.blocks_received,
+            st.blocks_malformed, st.blocks_dropped, puppetry->malformed_datagrams(), st.targets_solved,
+            st.targets_unsupported, st.joints_expired);
     }
     if (!o.output.empty()) {
         const std::string s = std::move(buffer).str();
@@ -267,7 +412,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     std::string character, format = "text";
     bool verbose = false;
     auto* info = app.add_subcommand("info", "One dense line per file (like animDump)");
-    info->add_option("FILE", files, "Animation files (.anim)")->required();
+    info->add_option("FILE", files, "Animation files (.anim); also .llm meshes, .dat wearables, avatar_lad.xml")->required();
     info->add_flag("-v,--verbose", verbose, "Add a per-joint table (json: all keys)");
     info->add_option("--format", format, "text, json or md")->check(CLI::IsMember({"text", "json", "md"}));
     info->add_option("--character", character, "Viewer character folder (default: embedded skeleton)");
@@ -281,9 +426,9 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
 
     std::string in, output;
     bool force = false;
-    auto* convert = app.add_subcommand("convert", "Read and rewrite a motion (.anim → .anim, version 1.0)");
-    convert->add_option("IN", in, "Input .anim, or .bvh (imported like the viewer's uploader)")->required();
-    convert->add_option("-o,--output", output, "Output .anim")->required();
+    auto* convert = app.add_subcommand("convert", "Read and rewrite a motion, or convert between .anim, .bvh, .bvj and poser .xml");
+    convert->add_option("IN", in, "Input .anim, .bvh (imported like the viewer's uploader), .bvj, or a Firestorm poser .xml")->required();
+    convert->add_option("-o,--output", output, "Output .anim, .bvh (+ .bvh.json sidecar) or .bvj")->required();
     convert->add_flag("--force", force, "Allow the output to be the input");
     BvhImportOptions bvh_opt;
     int bvh_priority = -1, bvh_hand = -1;
@@ -299,6 +444,19 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     convert->add_option("--hand-pose", bvh_hand, "BVH: hand pose 0..13 (default 1, relaxed)");
     convert->add_option("--emote", emote, "BVH: emote name");
     convert->add_flag("--skip-unknown", bvh_opt.skip_unknown_joints, "BVH: drop joints that are not SL joints instead of failing");
+    std::string importer = "current", pelvis_origin = "rest";
+    double hip_turn = 0.0;
+    convert->add_option("--importer", importer, "BVH: current (today's viewer) or linden-legacy (the loader of Linden's own files)")
+        ->check(CLI::IsMember({"current", "linden-legacy"}));
+    convert->add_option("--pelvis-origin", pelvis_origin, "BVH, linden-legacy: pelvis positions relative to the rest pose (rest, default) or to frame 0 (first-frame)")
+        ->check(CLI::IsMember({"rest", "first-frame"}));
+    convert->add_option("--hip-turn", hip_turn, "BVH, linden-legacy: the hip's offset rotation about Z, degrees (Linden's dances: 180)");
+    ConvertFormatOptions formats;
+    convert->add_option("--fps", formats.fps, "To BVH: sampling rate, frames per second (default 30)")
+        ->check(CLI::Range(0.001, 1000.0));
+    convert->add_option("--bvj-form", formats.bvj_form, "To BVJ: keyframes (default, every key kept) or motion (sampled)")
+        ->check(CLI::IsMember({"keyframes", "motion"}));
+    convert->add_flag("--all-frames", bvh_opt.keep_all_frames, "BVH: keep every frame (no key reduction)");
 
     PlayOptions po;
     double duration = -1.0, stop_at = -1.0;
@@ -313,10 +471,28 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     play->add_flag("--pelvis-fix", po.pelvis_fix, "Also run the viewer's always-on pelvis-fix motion");
     play->add_option("--solver", po.solver, "Constraint solver: ccd (default), fabrik, viewer or none")
         ->check(CLI::IsMember({"ccd", "fabrik", "viewer", "none"}));
+    play->add_option("--puppetry", po.puppetry,
+                     "Mix a puppetry stream: udp://HOST:PORT, leap:stdin (live, real time, need --duration) "
+                     "or replay:FILE[#loop] (simulated time)");
+    play->add_option("--wearable", po.wearables,
+                     "LLWearable files applied in order (shape, skin, hair, eyes); needs --character");
+    play->add_option("--mesh-out", po.mesh_out,
+                     "Write the skinned avatar mesh of the chosen frames: a file name pattern with %f (frame, "
+                     "4 digits), %t (seconds) and %%; needs --character");
+    play->add_option("--mesh-frames", po.mesh_frames,
+                     "Frames for --mesh-out: all (default) or a comma list of N, A-B, A-B/S and times like 1.5s");
+    play->add_option("--mesh-format", po.mesh_format,
+                     "obj, gltf (embedded buffer) or glb (default: from the pattern's extension, else obj)")
+        ->check(CLI::IsMember({"obj", "gltf", "glb"}));
 
     IkOptions iko;
     auto* ikc = add_ik_subcommand(app, iko);
     const EditCommand edc = add_edit_subcommand(app);
+    GfxOptions view_opt, render_opt;
+    auto* viewc = add_view_subcommand(app, view_opt);
+    auto* renderc = add_render_subcommand(app, render_opt);
+    RelayOptions relay_opt;
+    auto* relayc = add_relay_subcommand(app, relay_opt);
 
     try {
         app.parse(argc, argv);
@@ -339,7 +515,15 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
             if (ease_out >= 0) bvh_opt.ease_out = static_cast<float>(ease_out);
             if (bvh_hand >= 0) bvh_opt.hand_pose = static_cast<std::uint32_t>(bvh_hand);
             if (!emote.empty()) bvh_opt.emote = emote;
-            return cmd_convert(c, in, output, force, bvh_opt);
+            if (importer != "linden-legacy" &&
+                (convert->count("--pelvis-origin") > 0 || convert->count("--hip-turn") > 0)) {
+                err << "slanim convert: --pelvis-origin and --hip-turn need --importer linden-legacy\n";
+                return 2;
+            }
+            if (importer == "linden-legacy") bvh_opt.importer = BvhImporter::LindenLegacy;
+            if (pelvis_origin == "first-frame") bvh_opt.legacy_pelvis_origin = LegacyPelvisOrigin::FirstFrame;
+            bvh_opt.legacy_pelvis_offset = quat_from_axis_angle(static_cast<float>(hip_turn * 3.14159265358979 / 180.0), {0.f, 0.f, 1.f});
+            return cmd_convert(c, in, output, force, bvh_opt, formats);
         }
         if (*play) {
             if (duration >= 0.0) po.duration = duration;
@@ -348,6 +532,9 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
         }
         if (*ikc) return cmd_ik(out, err, iko);
         if (edc.selected()) return cmd_edit(out, err, *edc.options);
+        if (*viewc) return cmd_view(out, err, view_opt);
+        if (*renderc) return cmd_render(out, err, render_opt);
+        if (*relayc) return cmd_relay(out, err, relay_opt);
     } catch (const std::exception& e) {
         err << "slanim: " << e.what() << "\n";
         return 1;

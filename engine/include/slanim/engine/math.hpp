@@ -15,6 +15,15 @@
 
 namespace slanim {
 
+/// Texture coordinates (u, v), and other 2-vectors.
+struct Vec2 {
+    float x = 0.f, y = 0.f;
+
+    friend constexpr Vec2 operator+(Vec2 a, Vec2 b) { return {a.x + b.x, a.y + b.y}; }
+    friend constexpr Vec2 operator*(Vec2 a, float s) { return {a.x * s, a.y * s}; }
+    friend constexpr bool operator==(Vec2 a, Vec2 b) = default;
+};
+
 struct Vec3 {
     float x = 0.f, y = 0.f, z = 0.f;
 

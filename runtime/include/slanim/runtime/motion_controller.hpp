@@ -116,6 +116,16 @@ public:
     /// to `pose` (joints nobody drives keep their transform). No allocation.
     void blend(const LocalPoseView& pose);
 
+    /// Joint states of a motion driven outside the controller (the puppetry motion, spec
+    /// §9.3): the next blend() offers states[i] for joint joints[i] (same length) after the
+    /// additive motions and before the regular ones, i.e. as the newest regular motion, then
+    /// forgets them. The spans and what the states point to must stay valid until then.
+    void set_external_states(std::span<const std::int16_t> joints,
+                             std::span<const JointStateRef> states) {
+        external_joints_ = joints;
+        external_states_ = states;
+    }
+
     /// Active instances, newest first (`mActiveMotions`).
     [[nodiscard]] std::span<const std::unique_ptr<MotionInstance>> active() const { return active_; }
     [[nodiscard]] const Skeleton& skeleton() const { return *skeleton_; }
@@ -141,6 +151,8 @@ private:
     std::array<std::array<std::uint8_t, 216>, 2> ctrl_signature_{};
     PoseBlender blender_;
     std::shared_ptr<const MotionClip> pelvis_fix_;
+    std::span<const std::int16_t> external_joints_;
+    std::span<const JointStateRef> external_states_;
     float anim_time_ = 0.f, last_time_ = 0.f, time_factor_ = 1.f;
     float pixel_area_ = std::numeric_limits<float>::max();
     float frame_dt_ = 0.f;

@@ -2,11 +2,12 @@
 // The ECS-like world: avatars are entities, components live in dense arrays, and systems run in
 // named phases in one fixed order:
 //
-//     ingest → control → sample → blend → ik → local_to_model → skin
+//     ingest → control → sample → blend → ik → local_to_model → morph → skin
 //
 // `control`, `sample`, `blend`, `ik` (the .anim constraints, slanim/ik/constraints.hpp) and
-// `local_to_model` are built in; `ingest` (puppetry) and `skin` are filled by later modules
-// through add_system(). Every system
+// `local_to_model` are built in; `ingest` (puppetry) is filled by later modules through
+// add_system(); `morph` and `skin` get their systems when the first avatar receives an
+// Appearance (slanim/runtime/appearance.hpp: visual params, hand poses, emotes, skinning). Every system
 // declares the components it reads and writes, and phases() lists them in one visible place.
 #pragma once
 
@@ -27,8 +28,8 @@ namespace slanim {
 using Entity = std::uint32_t;
 inline constexpr Entity kNullEntity = 0xFFFFFFFFu;
 
-enum class Phase : std::uint8_t { Ingest, Control, Sample, Blend, Ik, LocalToModel, Skin };
-inline constexpr int kNumPhases = 7;
+enum class Phase : std::uint8_t { Ingest, Control, Sample, Blend, Ik, LocalToModel, Morph, Skin };
+inline constexpr int kNumPhases = 8;
 /// "ingest", "control", ...
 const char* phase_name(Phase p);
 
@@ -39,9 +40,11 @@ inline constexpr const char* kController = "motion_controller";
 inline constexpr const char* kLocalPose = "local_pose";
 inline constexpr const char* kModelPose = "model_pose";
 inline constexpr const char* kIk = "ik_settings";  ///< solver settings and ground per avatar
+inline constexpr const char* kAppearance = "appearance";  ///< optional, see Appearance
 }  // namespace component
 
 class World;
+class Appearance;
 
 /// A system: a function over all avatars, run once per step in its phase.
 struct System {
@@ -77,6 +80,10 @@ public:
     // Component access (precondition: valid(e)).
     MotionController& controller(Entity e);
     [[nodiscard]] const Skeleton& skeleton(Entity e) const;
+    /// The avatar's shared skeleton (for components that keep it, e.g. puppetry playback).
+    [[nodiscard]] const std::shared_ptr<const Skeleton>& skeleton_ptr(Entity e) const {
+        return skeletons_[dense_index(e)];
+    }
     LocalPose& local_pose(Entity e);
     [[nodiscard]] const ModelPose& model_pose(Entity e) const;
 
@@ -92,6 +99,13 @@ public:
     /// ik::default_ground(skeleton), the soles' plane of the rest pose.
     void set_ground(Entity e, const ik::GroundPlane& g);
     [[nodiscard]] const ik::GroundPlane& ground(Entity e) const;
+    /// Gives the avatar an appearance component (visual params, morphs, skinning; one per
+    /// avatar, not shared), replacing any; a null pointer removes it. The first one registers
+    /// the `morph` and `skin` systems. Returns false for an invalid handle or an appearance
+    /// built for a skeleton with a different joint count.
+    bool set_appearance(Entity e, std::shared_ptr<Appearance> appearance);
+    /// The avatar's appearance, or nullptr (also for an invalid handle).
+    [[nodiscard]] Appearance* appearance(Entity e) const;
     /// Measure each constraint solve (ConstraintReport::solve_us). Off by default.
     void set_ik_timing(bool on) { ik_timing_ = on; }
 
@@ -105,6 +119,7 @@ public:
         return ik_[i].own ? ik_[i].settings : default_ik_;
     }
     [[nodiscard]] const ik::GroundPlane& ground_at(std::size_t i) const { return ik_[i].ground; }
+    [[nodiscard]] Appearance* appearance_at(std::size_t i) const { return appearance_[i].get(); }
 
     /// Adds a system at the end of its phase.
     void add_system(System s);
@@ -131,6 +146,8 @@ private:
         ik::GroundPlane ground;
     };
     std::vector<IkComponent> ik_;
+    std::vector<std::shared_ptr<Appearance>> appearance_;  // null: no appearance
+    bool appearance_systems_ = false;
     ik::IkSettings default_ik_;
     bool ik_timing_ = false;
     std::vector<Entity> dense_to_entity_;

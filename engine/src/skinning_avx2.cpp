@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: MIT
+// AVX2 + FMA skinning kernels, 8 vertices per iteration. Compiled with per-file ISA flags and
+// called only after the CPU check in skinning.cpp. Keep this file free of standard-library
+// inline functions (see skinning_kernels.hpp).
+//
+// Per block of 8 vertices: each vertex's blended matrix is a ymm (rows 0 and 1) and an xmm
+// (row 2); an in-lane 4×4 transpose plus 128-bit lane permutes turn the 8 matrices into 12 ymm
+// holding element (row, col) of the 8 vertices; positions and normals are then transformed in
+// SoA form (normals renormalised with rsqrt and one Newton step).
+#include "skinning_kernels.hpp"
+
+#if defined(__AVX2__) && defined(__FMA__)
+
+#include <immintrin.h>
+
+namespace slanim::skin_detail {
+namespace {
+
+#define SLANIM_INLINE inline __attribute__((always_inline))
+
+/// In-lane 4×4 transpose of 4 ymm: out[c] lane L = element c of lane L of in[0..3].
+SLANIM_INLINE void transpose4_in_lanes(__m256 a, __m256 b, __m256 c, __m256 d, __m256 (&out)[4]) {
+    const __m256 t0 = _mm256_unpacklo_ps(a, b);
+    const __m256 t1 = _mm256_unpackhi_ps(a, b);
+    const __m256 t2 = _mm256_unpacklo_ps(c, d);
+    const __m256 t3 = _mm256_unpackhi_ps(c, d);
+    out[0] = _mm256_shuffle_ps(t0, t2, 0x44);
+    out[1] = _mm256_shuffle_ps(t0, t2, 0xEE);
+    out[2] = _mm256_shuffle_ps(t1, t3, 0x44);
+    out[3] = _mm256_shuffle_ps(t1, t3, 0xEE);
+}
+
+SLANIM_INLINE void transform8(const __m256 (&Y)[8], const __m128 (&X)[8], const KernelArgs& a, std::size_t v) {
+    // Rows 0 and 1: vertices 0..3 and 4..7 transposed in lanes, then lanes recombined.
+    __m256 T0[4], T1[4], E[3][4];
+    transpose4_in_lanes(Y[0], Y[1], Y[2], Y[3], T0);
+    transpose4_in_lanes(Y[4], Y[5], Y[6], Y[7], T1);
+#pragma GCC unroll 4
+    for (int c = 0; c < 4; ++c) {
+        E[0][c] = _mm256_permute2f128_ps(T0[c], T1[c], 0x20);
+        E[1][c] = _mm256_permute2f128_ps(T0[c], T1[c], 0x31);
+    }
+    // Row 2: pair vertex k with k + 4 in one ymm, then one in-lane transpose.
+    __m256 Z[4];
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; ++k) Z[k] = _mm256_insertf128_ps(_mm256_castps128_ps256(X[k]), X[k + 4], 1);
+    transpose4_in_lanes(Z[0], Z[1], Z[2], Z[3], E[2]);
+
+    const __m256 px = _mm256_loadu_ps(a.px + v);
+    const __m256 py = _mm256_loadu_ps(a.py + v);
+    const __m256 pz = _mm256_loadu_ps(a.pz + v);
+    __m256 o[3];
+#pragma GCC unroll 3
+    for (int r = 0; r < 3; ++r) {
+        o[r] = _mm256_fmadd_ps(E[r][0], px, _mm256_fmadd_ps(E[r][1], py, _mm256_fmadd_ps(E[r][2], pz, E[r][3])));
+    }
+    if (a.nx) {
+        const __m256 nx = _mm256_loadu_ps(a.nx + v);
+        const __m256 ny = _mm256_loadu_ps(a.ny + v);
+        const __m256 nz = _mm256_loadu_ps(a.nz + v);
+        __m256 n[3];
+#pragma GCC unroll 3
+        for (int r = 0; r < 3; ++r) {
+            n[r] = _mm256_fmadd_ps(E[r][0], nx, _mm256_fmadd_ps(E[r][1], ny, _mm256_mul_ps(E[r][2], nz)));
+        }
+        const __m256 len2 = _mm256_fmadd_ps(n[0], n[0], _mm256_fmadd_ps(n[1], n[1], _mm256_mul_ps(n[2], n[2])));
+        const __m256 y = _mm256_rsqrt_ps(len2);
+        const __m256 h = _mm256_mul_ps(_mm256_mul_ps(len2, _mm256_set1_ps(0.5f)), y);
+        const __m256 ys = _mm256_mul_ps(y, _mm256_fnmadd_ps(h, y, _mm256_set1_ps(1.5f)));
+        const __m256 ok = _mm256_cmp_ps(len2, _mm256_set1_ps(kMinNormalLength2), _CMP_GT_OQ);
+        const __m256 scale = _mm256_blendv_ps(_mm256_set1_ps(1.f), ys, ok);
+        _mm256_storeu_ps(a.onx + v, _mm256_mul_ps(n[0], scale));
+        _mm256_storeu_ps(a.ony + v, _mm256_mul_ps(n[1], scale));
+        _mm256_storeu_ps(a.onz + v, _mm256_mul_ps(n[2], scale));
+    }
+    _mm256_storeu_ps(a.opx + v, o[0]);
+    _mm256_storeu_ps(a.opy + v, o[1]);
+    _mm256_storeu_ps(a.opz + v, o[2]);
+}
+
+}  // namespace
+
+namespace {
+
+template <int K>
+std::size_t skin_k_avx2(const KernelArgs& a) {
+    const float* M = a.matrices;
+    const __m256i last = _mm256_set1_epi16(static_cast<short>(a.num_matrices - 1));
+    // Float offsets (index · 16) of the block's 32 influence matrices, clamped to the palette.
+    alignas(32) std::uint32_t off[32];
+    std::size_t v = a.begin;
+    for (; v + 8 <= a.end; v += 8) {
+        const std::uint16_t* idx = a.indices + 4 * v;
+        const float* w = a.weights4 + 4 * v;
+        const __m256i c0 = _mm256_min_epu16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(idx)), last);
+        const __m256i c1 = _mm256_min_epu16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(idx + 16)), last);
+        auto* o = reinterpret_cast<__m256i*>(off);
+        _mm256_store_si256(o, _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm256_castsi256_si128(c0)), 4));
+        _mm256_store_si256(o + 1, _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm256_extracti128_si256(c0, 1)), 4));
+        _mm256_store_si256(o + 2, _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm256_castsi256_si128(c1)), 4));
+        _mm256_store_si256(o + 3, _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm256_extracti128_si256(c1, 1)), 4));
+        __m256 Y[8];
+        __m128 X[8];
+#pragma GCC unroll 8
+        for (int k = 0; k < 8; ++k) {
+            const std::uint32_t* ok = off + 4 * k;
+            const float* wk = w + 4 * k;
+            __m256 wb = _mm256_broadcast_ss(wk);
+            const float* m0 = M + ok[0];
+            __m256 y = _mm256_mul_ps(wb, _mm256_load_ps(m0));
+            __m128 x = _mm_mul_ps(_mm256_castps256_ps128(wb), _mm_load_ps(m0 + 8));
+#pragma GCC unroll 3
+            for (int j = 1; j < K; ++j) {
+                wb = _mm256_broadcast_ss(wk + j);
+                const float* mj = M + ok[j];
+                y = _mm256_fmadd_ps(wb, _mm256_load_ps(mj), y);
+                x = _mm_fmadd_ps(_mm256_castps256_ps128(wb), _mm_load_ps(mj + 8), x);
+            }
+            Y[k] = y;
+            X[k] = x;
+        }
+        transform8(Y, X, a, v);
+    }
+    return v;
+}
+
+
+template <int K, bool U16>
+std::size_t skin_packed_k_avx2(const KernelArgs& a) {
+    const float* M = a.matrices;
+    std::size_t v = a.begin;
+    // Half blocks of 8 vertices (begin is a multiple of 16).
+    for (; v + 8 <= a.end; v += 8) {
+        const std::size_t b = v / 16, half = v / 8 % 2;
+        const std::uint32_t base = a.headers[b] & 0xFFFFu;
+        const float* block = a.packed + b * a.block_floats;
+        const auto* rd = reinterpret_cast<const std::uint8_t*>(block + (U16 ? 8 : 16) * K) + 8 * half;
+        // The half block's weights as floats (row stride 16): as stored, or decoded.
+        alignas(32) float wf[U16 ? 16 * K : 1];
+        const float* wd = block + 8 * half;
+        if constexpr (U16) {
+#pragma GCC unroll 4
+            for (int k = 0; k < K; ++k) {
+                const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 8 * k) + half);
+                _mm256_store_ps(wf + 16 * k, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(q)),
+                                                           _mm256_set1_ps(kUnorm16Scale)));
+            }
+            wd = wf;
+        }
+        // Float offsets of the half block's 8·K matrices.
+        alignas(32) std::uint32_t off[8 * K];
+        const __m256i b8 = _mm256_set1_epi32(static_cast<int>(base));
+#pragma GCC unroll 4
+        for (int k = 0; k < K; ++k) {
+            const __m128i r = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(rd + 16 * k));
+            _mm256_store_si256(reinterpret_cast<__m256i*>(off + 8 * k),
+                               _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtepu8_epi32(r), b8), 4));
+        }
+        __m256 Y[8];
+        __m128 X[8];
+#pragma GCC unroll 8
+        for (int l = 0; l < 8; ++l) {
+            __m256 wb = _mm256_broadcast_ss(wd + l);
+            const float* m0 = M + off[l];
+            __m256 y = _mm256_mul_ps(wb, _mm256_load_ps(m0));
+            __m128 x = _mm_mul_ps(_mm256_castps256_ps128(wb), _mm_load_ps(m0 + 8));
+#pragma GCC unroll 3
+            for (int j = 1; j < K; ++j) {
+                wb = _mm256_broadcast_ss(wd + 16 * j + l);
+                const float* mj = M + off[8 * j + l];
+                y = _mm256_fmadd_ps(wb, _mm256_load_ps(mj), y);
+                x = _mm_fmadd_ps(_mm256_castps256_ps128(wb), _mm_load_ps(mj + 8), x);
+            }
+            Y[l] = y;
+            X[l] = x;
+        }
+        transform8(Y, X, a, v);
+    }
+    return v;
+}
+
+template <bool U16>
+std::size_t skin_packed_u_avx2(const KernelArgs& a) {
+    switch (a.influences) {
+        case 1: return skin_packed_k_avx2<1, U16>(a);
+        case 2: return skin_packed_k_avx2<2, U16>(a);
+        case 3: return skin_packed_k_avx2<3, U16>(a);
+        default: return skin_packed_k_avx2<4, U16>(a);
+    }
+}
+
+}  // namespace
+
+std::size_t skin4_avx2(const KernelArgs& a) {
+    switch (a.influences) {
+        case 1: return skin_k_avx2<1>(a);
+        case 2: return skin_k_avx2<2>(a);
+        case 3: return skin_k_avx2<3>(a);
+        default: return skin_k_avx2<4>(a);
+    }
+}
+
+std::size_t skin_packed_avx2(const KernelArgs& a) {
+    return a.unorm16 ? skin_packed_u_avx2<true>(a) : skin_packed_u_avx2<false>(a);
+}
+
+std::size_t skin_sl_avx2(const KernelArgs& a) {
+    const float* M = a.matrices;
+    const __m256 last_f = _mm256_set1_ps(static_cast<float>(a.num_matrices - 1));
+    const __m256i last_i = _mm256_set1_epi32(static_cast<int>(a.num_matrices - 1));
+    alignas(32) std::uint32_t oi[8], oj[8];
+    alignas(32) float fr[8];
+    std::size_t v = a.begin;
+    for (; v + 8 <= a.end; v += 8) {
+        const __m256 w = _mm256_loadu_ps(a.sl_weights + v);
+        const __m256 fl = _mm256_floor_ps(w);
+        const __m256 flc = _mm256_min_ps(_mm256_max_ps(fl, _mm256_setzero_ps()), last_f);
+        const __m256i i = _mm256_cvttps_epi32(flc);
+        const __m256i j = _mm256_min_epi32(_mm256_add_epi32(i, _mm256_set1_epi32(1)), last_i);
+        _mm256_store_si256(reinterpret_cast<__m256i*>(oi), _mm256_slli_epi32(i, 4));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(oj), _mm256_slli_epi32(j, 4));
+        _mm256_store_ps(fr, _mm256_sub_ps(w, fl));
+        __m256 Y[8];
+        __m128 X[8];
+#pragma GCC unroll 8
+        for (int k = 0; k < 8; ++k) {
+            const __m256 f = _mm256_broadcast_ss(fr + k);
+            const float* mi = M + oi[k];
+            const float* mj = M + oj[k];
+            const __m256 yi = _mm256_load_ps(mi);
+            const __m128 xi = _mm_load_ps(mi + 8);
+            Y[k] = _mm256_fmadd_ps(f, _mm256_sub_ps(_mm256_load_ps(mj), yi), yi);
+            X[k] = _mm_fmadd_ps(_mm256_castps256_ps128(f), _mm_sub_ps(_mm_load_ps(mj + 8), xi), xi);
+        }
+        transform8(Y, X, a, v);
+    }
+    return v;
+}
+
+}  // namespace slanim::skin_detail
+
+#endif

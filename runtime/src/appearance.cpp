@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: MIT
+// LLHandMotion (spec §5), LLEmote (§6.4), the morph and skin phases.
+#include "slanim/runtime/appearance.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "slanim/engine/local_to_model.hpp"
+#include "slanim/runtime/world.hpp"
+
+namespace slanim {
+
+namespace {
+
+constexpr const char* kHandPoseNames[kNumHandPoses] = {
+    "",               "Hands_Relaxed",  "Hands_Point",   "Hands_Fist",   "Hands_Relaxed_L",
+    "Hands_Point_L",  "Hands_Fist_L",   "Hands_Relaxed_R", "Hands_Point_R", "Hands_Fist_R",
+    "Hands_Salute_R", "Hands_Typing",   "Hands_Peace_R", "Hands_Spread_R"};
+constexpr int kSpread = 0;
+constexpr int kRelaxed = 1;
+
+constexpr std::string_view kEmoteNames[] = {
+    "express_afraid_emote",   "express_anger_emote",     "express_bored_emote",
+    "express_cry_emote",      "express_disdain",         "express_embarrassed_emote",
+    "express_frown",          "express_kiss",            "express_laugh_emote",
+    "express_open_mouth",     "express_repulsed_emote",  "express_sad_emote",
+    "express_shrug_emote",    "express_smile",           "express_surprise_emote",
+    "express_tongue_out",     "express_toothsmile",      "express_wink_emote",
+    "express_worry_emote"};
+// ANIM_AGENT_EXPRESS_* (llanimationstates.cpp), same order.
+constexpr std::string_view kEmoteIds[] = {
+    "aa2df84d-cf8f-7218-527b-424a52de766e", "1a03b575-9634-b62a-5767-3a679e81f4de",
+    "214aa6c1-ba6a-4578-f27c-ce7688f61d0d", "d535471b-85bf-3b4d-a542-93bea4f59d33",
+    "d4416ff1-09d3-300f-4183-1b68a19b9fc1", "0b8c8211-d78c-33e8-fa28-c51a9594e424",
+    "fee3df48-fa3d-1015-1e26-a205810e3001", "1e8d90cc-a84e-e135-884c-7c82c8b03a14",
+    "62570842-0950-96f8-341c-809e65110823", "d63bc1f9-fc81-9625-a0c6-007176d82eb7",
+    "f76cda94-41d4-a229-2872-e0296e58afe1", "eb6ebfb2-a4b3-a19c-d388-4dd5c03823f7",
+    "a351b1bc-cc94-aac2-7bea-a7e6ebad15ef", "b7c7c833-e3d3-c4e3-9fc0-131237446312",
+    "728646d9-cc79-08b2-32d6-937f0a835c24", "835965c6-7f2f-bda2-5deb-2478737f91bf",
+    "b92ec1a5-e7ce-a76b-2b05-bcdb9311417e", "da020525-4d94-59d6-23d7-81fdebf33148",
+    "9c05e5c7-6f07-6ca4-ed5a-b230390c3950"};
+constexpr int kNumEmotes = 19;
+static_assert(std::size(kEmoteNames) == kNumEmotes && std::size(kEmoteIds) == kNumEmotes);
+
+bool iequals(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        char x = a[i], y = b[i];
+        if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+        if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+        if (x != y) return false;
+    }
+    return true;
+}
+
+/// The controller's own LLPelvisFixMotion stand-in (MotionController::start_pelvis_fix): not
+/// a keyframe motion in the viewer, so it publishes no hand pose.
+bool is_pelvis_fix(const MotionClip& c) {
+    return c.name() == "pelvis_fix" && c.tracks().size() == 1 && c.duration() == 0.f && c.loop();
+}
+
+}  // namespace
+
+const char* hand_pose_param_name(int pose) {
+    return pose >= 0 && pose < kNumHandPoses ? kHandPoseNames[pose] : nullptr;
+}
+
+HandPoseRequest published_hand_pose(const MotionController& controller) {
+    HandPoseRequest req;
+    for (BlendType type : {BlendType::Additive, BlendType::Normal}) {
+        for (const auto& m : controller.active()) {
+            if (!m->evaluate || m->blend_type != type) continue;
+            const MotionClip& c = *m->clip;
+            if (is_pelvis_fix(c)) continue;
+            if (req.pose < 0 || c.max_priority() >= req.priority) {
+                req.pose = static_cast<int>(c.hand_pose());
+                req.priority = c.max_priority();
+            }
+        }
+    }
+    return req;
+}
+
+// ---------------------------------------------------------------------------------------------
+// HandMotion
+// ---------------------------------------------------------------------------------------------
+
+HandMotion::HandMotion(const AppearanceModel& model) {
+    params_[kSpread] = kNoParam;
+    for (int i = 1; i < kNumHandPoses; ++i) params_[i] = model.find(kHandPoseNames[i]);
+}
+
+void HandMotion::set(AppearanceState& s, int pose, float w) const {
+    if (params_[pose] != kNoParam) s.set_weight(params_[pose], w);
+}
+
+float HandMotion::get(const AppearanceState& s, int pose) const {
+    return params_[pose] != kNoParam ? s.weight(params_[pose]) : 0.f;
+}
+
+void HandMotion::activate(AppearanceState& state) {
+    for (int i = 1; i < kNumHandPoses; ++i) set(state, i, 0.f);
+    set(state, current_, 1.f);
+}
+
+void HandMotion::update(AppearanceState& s, int requested, float dt) {
+    if (requested < 0) {
+        if (new_ != kRelaxed && new_ != current_) {
+            if (new_ != kSpread) set(s, new_, 0.f);
+            if (current_ != kSpread) set(s, current_, 1.f);
+        }
+        new_ = kRelaxed;
+    } else if (requested < kNumHandPoses) {
+        if (requested != new_ && new_ != current_) {
+            if (new_ != kSpread) set(s, new_, 0.f);
+            if (current_ != kSpread) set(s, current_, 1.f);
+        }
+        new_ = requested;
+    } else {
+        ++out_of_range_;  // "Requested hand pose out of range. Ignoring requested pose."
+    }
+    if (current_ == new_) return;
+    float incoming = 1.f, outgoing = 0.f;
+    if (new_ != kSpread) {
+        incoming = std::clamp(get(s, new_) + dt / kBlendTime, 0.f, 1.f);
+        set(s, new_, incoming);
+    }
+    if (current_ != kSpread) {
+        outgoing = std::clamp(get(s, current_) - dt / kBlendTime, 0.f, 1.f);
+        set(s, current_, outgoing);
+    }
+    if (incoming == 1.f && outgoing == 0.f) current_ = new_;
+}
+
+// ---------------------------------------------------------------------------------------------
+// EmoteMotion
+// ---------------------------------------------------------------------------------------------
+
+std::span<const std::string_view> emote_names() { return kEmoteNames; }
+
+int find_emote(std::string_view field) {
+    for (int i = 0; i < kNumEmotes; ++i)
+        if (iequals(field, kEmoteNames[i]) || iequals(field, kEmoteIds[i])) return i;
+    return -1;
+}
+
+EmoteMotion::EmoteMotion(const AppearanceModel& model) {
+    params_.resize(kNumEmotes);
+    for (int i = 0; i < kNumEmotes; ++i) params_[i] = model.find(kEmoteNames[i]);
+    closed_mouth_ = model.find("Express_Closed_Mouth");
+    active_.reserve(4);
+}
+
+ParamIndex EmoteMotion::param(int emote) const {
+    return emote >= 0 && emote < kNumEmotes ? params_[emote] : kNoParam;
+}
+
+bool EmoteMotion::start(AppearanceState& s, int emote, float time) {
+    const ParamIndex p = param(emote);
+    if (p == kNoParam) return false;
+    for (const Instance& e : active_)
+        if (e.param == p) return false;  // already active: no restart
+    Instance e;
+    e.param = p;
+    e.activation_time = time;
+    e.send_stop_time = time + std::max(kDuration - kEaseOut, 0.f);
+    active_.insert(active_.begin(), e);
+    // onActivate
+    if (closed_mouth_ != kNoParam) s.set_weight(closed_mouth_, s.model().param(closed_mouth_).max);
+    s.set_weight(p, 0.f);
+    return true;
+}
+
+void EmoteMotion::on_update(AppearanceState& s, const Instance& e) const {
+    const AppearanceParam& info = s.model().param(e.param);
+    s.set_weight(e.param, info.min + e.pose_weight * (info.max - info.min));
+    if (closed_mouth_ != kNoParam) {
+        const AppearanceParam& cm = s.model().param(closed_mouth_);
+        s.set_weight(closed_mouth_, cm.min + (1.f - e.pose_weight) * (cm.max - cm.min));
+    }
+}
+
+void EmoteMotion::deactivate(AppearanceState& s, const Instance& e) const {
+    s.set_weight(e.param, s.model().param(e.param).default_weight);
+    if (closed_mouth_ != kNoParam) s.set_weight(closed_mouth_, s.model().param(closed_mouth_).max);
+}
+
+void EmoteMotion::update(AppearanceState& s, float time, float last_time) {
+    // LLMotionController::updateMotionsByType for LLEmote instances (fade weight 1, never
+    // looping), newest first; the face pseudo-joint signature admits one full-weight emote.
+    bool face_claimed = false;
+    for (std::size_t i = 0; i < active_.size();) {
+        Instance& e = active_[i];
+        bool remove = false;
+        bool update = true;
+        if (e.pose_weight >= 1.f) {
+            update = !face_claimed;
+            face_claimed = true;
+        }
+        auto stop = [&](float t) {
+            e.stop_time = t;
+            e.stopped = true;
+        };
+        if (!update) {
+            // updateIdleActiveMotion
+            if (e.stopped && time > e.stop_time + kEaseOut) {
+                remove = true;
+            } else if (e.stopped && time > e.stop_time) {
+                if (last_time <= e.stop_time) e.residual_weight = e.pose_weight;
+            } else if (time > e.send_stop_time) {
+                if (last_time <= e.send_stop_time) stop(time);
+            } else if (time >= e.activation_time) {
+                if (last_time < e.activation_time) e.residual_weight = e.pose_weight;
+            }
+        } else if (e.stopped && time > e.stop_time + kEaseOut) {
+            if (last_time <= e.stop_time) {
+                e.pose_weight = 1.f;
+                on_update(s, e);
+            } else {
+                e.pose_weight = 0.f;
+                remove = true;
+            }
+        } else if (e.stopped && time > e.stop_time) {
+            if (last_time <= e.stop_time) e.residual_weight = e.pose_weight;
+            e.pose_weight = e.residual_weight * cubic_step(1.f - (time - e.stop_time) / kEaseOut);
+            on_update(s, e);
+        } else if (time > e.activation_time + kEaseIn) {
+            e.pose_weight = 1.f;
+            if (time > e.send_stop_time) {
+                e.send_stop_time = std::numeric_limits<float>::max();
+                stop(time);
+            }
+            on_update(s, e);
+        } else if (time >= e.activation_time) {
+            if (last_time < e.activation_time) e.residual_weight = e.pose_weight;
+            e.pose_weight = e.residual_weight +
+                            (1.f - e.residual_weight) * cubic_step((time - e.activation_time) / kEaseIn);
+            on_update(s, e);
+        } else {
+            e.pose_weight = 0.f;
+            on_update(s, e);
+        }
+        if (remove) {
+            deactivate(s, e);
+            active_.erase(active_.begin() + static_cast<std::ptrdiff_t>(i));
+        } else {
+            ++i;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Appearance
+// ---------------------------------------------------------------------------------------------
+
+Appearance::Appearance(std::shared_ptr<const AppearanceModel> model, const AppearanceOptions& options)
+    : state_(model), hand_(*model), emotes_(*model), options_(options) {}
+
+Result<std::unique_ptr<Appearance>> Appearance::create(std::shared_ptr<const AppearanceModel> model,
+                                                       const AppearanceOptions& options) {
+    if (!model) return Error{"appearance: no model"};
+    if (!skinning_isa_supported(options.isa))
+        return Error{fmt::format("appearance: skinning ISA {} is not supported on this CPU",
+                                 to_string(options.isa))};
+    if (options.blink && !(options.blink_interval >= 0.2f))
+        return Error{fmt::format("appearance: blink interval {} s is shorter than a blink (0.2 s)",
+                                 options.blink_interval)};
+    std::unique_ptr<Appearance> a(new Appearance(model, options));
+    const Skeleton& skel = model->skeleton();
+    for (std::size_t k = 0; k < model->meshes().size(); ++k) {
+        const AppearanceMesh& mesh = model->meshes()[k];
+        SkinnedMesh sm;
+        sm.mesh = static_cast<int>(k);
+        if (!mesh.weights.empty()) {
+            auto joints = build_skin_joint_list(skel, mesh.skin_joints);
+            if (!joints)
+                return Error{fmt::format("appearance: mesh '{}': {}", mesh.type,
+                                         joints.error().describe())};
+            sm.joints = std::move(*joints);
+            auto ok = check_sl_weights(mesh.weights, sm.joints.entries.size());
+            if (!ok)
+                return Error{fmt::format("appearance: mesh '{}': {}", mesh.type,
+                                         ok.error().describe())};
+        } else {
+            // Rigid mesh: rides one joint; the vertices are in that joint's frame.
+            const char* rider = mesh.type == "eyeBallLeftMesh"    ? "mEyeLeft"
+                                : mesh.type == "eyeBallRightMesh" ? "mEyeRight"
+                                                                  : nullptr;
+            const int j = rider ? skel.find(rider) : -1;
+            sm.joints.entries.push_back({j, 0, Vec3{}});
+            sm.joints.names.emplace_back(j >= 0 ? skel.name(j) : "mRoot");
+            sm.rigid_weights.assign(mesh.num_vertices(), 0.f);
+        }
+        sm.matrices.resize(sm.joints.entries.size());
+        const std::size_t n = mesh.num_vertices();
+        sm.bind_positions.resize(n);
+        sm.bind_normals.resize(n);
+        sm.positions.resize(n);
+        sm.normals.resize(n);
+        a->skinned_.push_back(std::move(sm));
+    }
+    a->blink_left_ = model->find("Blink_Left");
+    a->blink_right_ = model->find("Blink_Right");
+    a->seen_.reserve(32);
+    a->seen_next_.reserve(32);
+    a->hand_.activate(a->state_);
+    return a;
+}
+
+bool Appearance::morph(const MotionController& controller, LocalPose& local) {
+    if (!controller.paused()) {
+        const float time = controller.anim_time();
+        const float last = has_time_ ? last_time_ : time - controller.frame_dt();
+        // Emotes of motions activated since the last frame (LLKeyframeMotion::onActivate).
+        seen_next_.clear();
+        for (const auto& m : controller.active()) {
+            const Seen s{m.get(), m->activation_time};
+            const bool known = std::any_of(seen_.begin(), seen_.end(), [&](const Seen& o) {
+                return o.instance == s.instance && o.activation_time == s.activation_time;
+            });
+            if (!known && !m->clip->emote_name().empty()) {
+                const int emote = find_emote(m->clip->emote_name());
+                if (emote >= 0) emotes_.start(state_, emote, m->activation_time);
+            }
+            seen_next_.push_back(s);
+        }
+        std::swap(seen_, seen_next_);
+
+        // Newest first: the emotes (started after the hand motion), then the hand motion,
+        // which runs after every keyframe motion has published this frame.
+        emotes_.update(state_, time, last);
+        hand_.update(state_, published_hand_pose(controller).pose, controller.frame_dt());
+        if (options_.blink && (blink_left_ != kNoParam || blink_right_ != kNoParam)) {
+            const float t = std::fmod(time, options_.blink_interval);
+            float w = 0.f;
+            if (time >= options_.blink_interval) {
+                if (t < 0.05f) w = t / 0.05f;
+                else if (t < 0.1f) w = 1.f;
+                else if (t < 0.2f) w = 1.f - (t - 0.1f) / 0.1f;
+            }
+            for (ParamIndex p : {blink_left_, blink_right_}) {
+                if (p == kNoParam) continue;
+                const AppearanceParam& info = model().param(p);
+                state_.set_weight(p, info.min + w * (info.max - info.min));
+            }
+        }
+        last_time_ = time;
+        has_time_ = true;
+    }
+    VisualParamUpdateJob job;
+    job.state = &state_;
+    job.pose = local.view();
+    job.stats = &stats_;
+    job.run();
+    return stats_.skeletal_applied > 0;
+}
+
+void Appearance::skin(const ModelPose& model_pose, const LocalPose& local) {
+    for (SkinnedMesh& sm : skinned_) {
+        const MeshBuffers& mb = state_.meshes()[sm.mesh];
+        if (sm.seen_revision != mb.revision) {
+            aos_to_soa(mb.coords, sm.bind_positions.out());
+            aos_to_soa(mb.normals, sm.bind_normals.out());
+            sm.seen_revision = mb.revision;
+        }
+        SlSkinMatricesJob mj;
+        mj.joints = &sm.joints;
+        mj.model_positions = model_pose.positions;
+        mj.model_rotations = model_pose.rotations;
+        mj.local_scales = local.scales;
+        mj.matrices = sm.matrices;
+        mj.run();
+        SlSkinningJob job;
+        job.matrices = sm.matrices;
+        const AppearanceMesh& mesh = model().meshes()[sm.mesh];
+        job.weights = mesh.weights.empty() ? std::span<const float>(sm.rigid_weights)
+                                           : std::span<const float>(mesh.weights);
+        job.in_positions = sm.bind_positions.in();
+        job.in_normals = sm.bind_normals.in();
+        job.out_positions = sm.positions.out();
+        job.out_normals = sm.normals.out();
+        job.isa = options_.isa;
+        job.run();
+    }
+}
+
+namespace detail {
+
+void add_appearance_systems(World& world) {
+    using namespace component;
+    world.add_system({Phase::Morph, "appearance_morph", {kController, kAppearance},
+                      {kAppearance, kLocalPose, kModelPose}, [](World& w, float) {
+                          for (std::size_t i = 0; i < w.size(); ++i) {
+                              Appearance* a = w.appearance_at(i);
+                              if (!a) continue;
+                              if (a->morph(w.controller_at(i), w.local_pose_at(i))) {
+                                  // Skeletal params moved joints: refresh the model pose.
+                                  LocalPose& lp = w.local_pose_at(i);
+                                  ModelPose& mp = w.model_pose_at(i);
+                                  LocalToModelJob job;
+                                  job.skeleton = &w.skeleton_at(i);
+                                  job.local_positions = lp.positions;
+                                  job.local_rotations = lp.rotations;
+                                  job.local_scales = lp.scales;
+                                  job.model_positions = mp.positions;
+                                  job.model_rotations = mp.rotations;
+                                  job.run();
+                              }
+                          }
+                      }});
+    world.add_system({Phase::Skin, "appearance_skin", {kModelPose, kLocalPose, kAppearance},
+                      {kAppearance}, [](World& w, float) {
+                          for (std::size_t i = 0; i < w.size(); ++i) {
+                              Appearance* a = w.appearance_at(i);
+                              if (a && a->options().skin)
+                                  a->skin(w.model_pose_at(i), w.local_pose_at(i));
+                          }
+                      }});
+}
+
+}  // namespace detail
+
+}  // namespace slanim

@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: MIT
+// Hand poses (LLHandMotion), emotes (LLEmote), the morph and skin phases (spec §5, §6.4).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "slanim/engine/visual_params.hpp"
+#include "slanim/runtime/appearance.hpp"
+#include "slanim/runtime/world.hpp"
+#include "test_util.hpp"
+
+using namespace slanim;
+
+namespace {
+
+/// A one-quad upper body (skinned to mPelvis) with one morph per hand pose and emote param.
+struct Synthetic {
+    LlmMesh mesh;
+    AvatarDefinition def;
+    std::shared_ptr<const AppearanceModel> model;
+
+    Synthetic() {
+        mesh.kind = LlmFileKind::Base;
+        mesh.has_weights = true;
+        mesh.coords = {{0.f, 0.f, 1.f}, {0.1f, 0.f, 1.f}, {0.1f, 0.1f, 1.f}};
+        mesh.normals.assign(3, Vec3{0.f, 0.f, 1.f});
+        mesh.binormals.assign(3, Vec3{1.f, 0.f, 0.f});
+        mesh.texcoords.assign(3, Vec2{});
+        mesh.weights.assign(3, 1.f);  // entry 1 = mPelvis (entry 0 is mRoot)
+        mesh.faces = {{0, 1, 2}};
+        mesh.skin_joints = {"mPelvis"};
+        int id = 1000;
+        auto add = [&](const std::string& name, float def_w = 0.f) {
+            LlmMorph m;
+            m.name = name;
+            m.vertices = {static_cast<std::uint32_t>(id % 3)};
+            m.coords = {{0.f, 0.f, 0.01f}};
+            m.normals = {{0.f, 0.f, 0.f}};
+            m.binormals = {{0.f, 0.f, 0.f}};
+            m.texcoords = {{0.f, 0.f}};
+            mesh.morphs.push_back(m);
+            VisualParamDef p;
+            p.id = id++;
+            p.name = name;
+            p.kind = VisualParamKind::Morph;
+            p.group = VisualParamGroup::Animatable;
+            p.default_weight = def_w;
+            p.mesh_type = "upperBodyMesh";
+            def.params.push_back(p);
+        };
+        for (int i = 1; i < kNumHandPoses; ++i) add(hand_pose_param_name(i));
+        add("Express_Closed_Mouth", 1.f);
+        add("express_smile");
+        add("express_frown");
+        add("Blink_Left");
+        add("Blink_Right");
+        const AppearanceMeshInput in{"upperBodyMesh", &mesh};
+        auto built = AppearanceModel::build(def, std::span(&in, 1), Skeleton::default_skeleton());
+        if (!built) ADD_FAILURE() << built.error().describe();
+        else model = *built;
+    }
+    [[nodiscard]] float w(const AppearanceState& s, std::string_view name) const {
+        return s.weight(model->find(name));
+    }
+};
+
+std::shared_ptr<const MotionClip> hand_clip(std::uint32_t pose, int priority, float duration = 1.f,
+                                            const std::string& joint = "mShoulderLeft",
+                                            std::string emote = {}) {
+    Motion m = test::motion({test::rot_joint(joint, {{0.f, 0.f}, {duration, 10.f}}, priority)},
+                            duration, 2, 0.f, 0.f);
+    m.hand_pose = pose;
+    m.max_priority = priority;
+    m.emote_name = std::move(emote);
+    return test::clip(m, "hand" + std::to_string(pose));
+}
+
+}  // namespace
+
+TEST(HandMotion, CrossFadesLinearlyOverTwoTenthsOfASecond) {
+    Synthetic f;
+    AppearanceState s(f.model);
+    HandMotion hand(*f.model);
+    hand.activate(s);
+    EXPECT_EQ(f.w(s, "Hands_Relaxed"), 1.f);
+    EXPECT_EQ(hand.current_pose(), 1);
+    // Relaxed → fist (3): 0.05 s per frame = a quarter of the fade.
+    for (int k = 1; k <= 4; ++k) {
+        hand.update(s, 3, 0.05f);
+        EXPECT_NEAR(f.w(s, "Hands_Fist"), 0.25f * static_cast<float>(k), 1e-5f) << k;
+        EXPECT_NEAR(f.w(s, "Hands_Relaxed"), 1.f - 0.25f * static_cast<float>(k), 1e-5f) << k;
+    }
+    EXPECT_EQ(hand.current_pose(), 3);
+    // Fist → spread (0): no morph on the spread side; the fist fades out, then spread is current.
+    hand.update(s, 0, 0.1f);
+    EXPECT_NEAR(f.w(s, "Hands_Fist"), 0.5f, 1e-5f);
+    EXPECT_EQ(hand.current_pose(), 3);
+    hand.update(s, 0, 0.1f);
+    EXPECT_EQ(f.w(s, "Hands_Fist"), 0.f);
+    EXPECT_EQ(hand.current_pose(), 0);
+    // Nobody publishes → relaxed fades in from spread.
+    hand.update(s, -1, 0.1f);
+    EXPECT_NEAR(f.w(s, "Hands_Relaxed"), 0.5f, 1e-5f);
+    hand.update(s, -1, 0.1f);
+    EXPECT_EQ(f.w(s, "Hands_Relaxed"), 1.f);
+    EXPECT_EQ(hand.current_pose(), 1);
+    // Out of range: ignored and counted; 14 (accepted by the .anim reader) is out of range here.
+    hand.update(s, 14, 0.1f);
+    hand.update(s, 99, 0.1f);
+    EXPECT_EQ(hand.out_of_range_requests(), 2);
+    EXPECT_EQ(hand.current_pose(), 1);
+    EXPECT_EQ(f.w(s, "Hands_Relaxed"), 1.f);
+    // PALM_R (13) drives Hands_Spread_R.
+    hand.update(s, 13, 0.2f);
+    EXPECT_EQ(f.w(s, "Hands_Spread_R"), 1.f);
+    EXPECT_EQ(hand.current_pose(), 13);
+}
+
+TEST(HandMotion, ANewRequestMidFadeResetsBothSides) {
+    Synthetic f;
+    AppearanceState s(f.model);
+    HandMotion hand(*f.model);
+    hand.activate(s);
+    hand.update(s, 3, 0.1f);  // fist 0.5, relaxed 0.5
+    hand.update(s, 2, 0.05f); // point: fist back to 0, relaxed (current) back to 1, then blend
+    EXPECT_EQ(f.w(s, "Hands_Fist"), 0.f);
+    EXPECT_NEAR(f.w(s, "Hands_Point"), 0.25f, 1e-5f);
+    EXPECT_NEAR(f.w(s, "Hands_Relaxed"), 0.75f, 1e-5f);
+    EXPECT_EQ(hand.new_pose(), 2);
+    // The request disappears mid-fade: point reset to 0, relaxed to 1, nothing in flight.
+    hand.update(s, -1, 0.05f);
+    EXPECT_EQ(f.w(s, "Hands_Point"), 0.f);
+    EXPECT_EQ(f.w(s, "Hands_Relaxed"), 1.f);
+    EXPECT_EQ(hand.current_pose(), 1);
+}
+
+TEST(HandMotion, PublicationFollowsMaxPriorityAndTheOldestWinsTies) {
+    MotionController mc(Skeleton::default_skeleton());
+    const auto low = hand_clip(3, 1), high = hand_clip(8, 3, 1.f, "mShoulderRight"),
+               tie = hand_clip(2, 3, 1.f, "mElbowRight");
+    EXPECT_EQ(published_hand_pose(mc).pose, -1);
+    mc.start(low);
+    mc.control(0.1f);
+    EXPECT_EQ(published_hand_pose(mc).pose, 3);
+    mc.start(high);
+    mc.control(0.1f);
+    HandPoseRequest r = published_hand_pose(mc);
+    EXPECT_EQ(r.pose, 8);
+    EXPECT_EQ(r.priority, 3);
+    mc.start(tie);  // same max priority, newer: the older (high) still wins
+    mc.control(0.1f);
+    EXPECT_EQ(published_hand_pose(mc).pose, 8);
+    // The pelvis fix (not a keyframe motion in the viewer) never publishes.
+    MotionController only_fix(Skeleton::default_skeleton());
+    only_fix.start_pelvis_fix();
+    only_fix.control(0.1f);
+    EXPECT_EQ(published_hand_pose(only_fix).pose, -1);
+}
+
+TEST(HandMotion, SignatureSkippedMotionsDoNotPublish) {
+    MotionController mc(Skeleton::default_skeleton());
+    const auto under = hand_clip(9, 4, 5.f);                 // older, occluded once full weight
+    const auto over = hand_clip(3, 5, 5.f);                  // newer, same joint, higher priority
+    mc.start(under);
+    mc.start(over);
+    mc.control(0.1f);  // both below full weight: both evaluated; higher priority publishes
+    EXPECT_EQ(published_hand_pose(mc).pose, 3);
+    mc.control(0.1f);  // both at full weight: `under` adds nothing to the signature → idle
+    bool under_evaluated = true;
+    for (const auto& m : mc.active())
+        if (m->clip == under) under_evaluated = m->evaluate;
+    EXPECT_FALSE(under_evaluated);
+    EXPECT_EQ(published_hand_pose(mc).pose, 3);
+}
+
+TEST(EmoteMotion, TimelineEasesInHoldsAndEasesOutAgainstClosedMouth) {
+    Synthetic f;
+    AppearanceState s(f.model);
+    EmoteMotion emotes(*f.model);
+    const int smile = find_emote("Express_Smile");
+    ASSERT_GE(smile, 0);
+    EXPECT_EQ(find_emote("b7c7c833-e3d3-c4e3-9fc0-131237446312"), smile);
+    EXPECT_EQ(find_emote("dance1"), -1);
+    ASSERT_TRUE(emotes.start(s, smile, 0.f));
+    EXPECT_FALSE(emotes.start(s, smile, 0.f));  // already active: no restart
+    const float dt = 0.1f;
+    auto at = [&](int k) {
+        emotes.update(s, static_cast<float>(k) * dt, static_cast<float>(k - 1) * dt);
+        return f.w(s, "express_smile");
+    };
+    std::vector<float> w(40);
+    for (int k = 1; k < 40; ++k) {
+        w[k] = at(k);
+        EXPECT_NEAR(f.w(s, "Express_Closed_Mouth"), emotes.active().empty() ? 1.f : 1.f - w[k],
+                    1e-6f) << k;
+    }
+    EXPECT_NEAR(w[1], cubic_step(0.1f / 0.3f), 1e-5f);  // 0.259
+    EXPECT_NEAR(w[2], cubic_step(0.2f / 0.3f), 1e-5f);
+    EXPECT_NEAR(w[3], 1.f, 1e-5f);
+    for (int k = 4; k <= 15; ++k) EXPECT_EQ(w[k], 1.f) << k;  // full until the stop
+    // The stop is sent on the first frame past 1.4 s (t = 1.5): the ease-out runs from there.
+    EXPECT_NEAR(w[16], cubic_step(1.f - 0.1f / 1.4f), 1e-5f);
+    EXPECT_NEAR(w[22], cubic_step(1.f - 0.7f / 1.4f), 1e-4f);  // 0.5 halfway
+    EXPECT_NEAR(w[28], cubic_step(1.f - 1.3f / 1.4f), 1e-4f);
+    EXPECT_LT(w[29], 1e-5f);               // stop + 1.4 s = 2.9 s: fully out
+    EXPECT_TRUE(emotes.active().empty());  // deactivated on the next frame
+    EXPECT_EQ(w[39], 0.f);                 // back to the default
+    // Over: it can start again.
+    EXPECT_TRUE(emotes.start(s, smile, 4.f));
+}
+
+TEST(EmoteMotion, OnlyTheNewestFullWeightEmoteUpdates) {
+    Synthetic f;
+    AppearanceState s(f.model);
+    EmoteMotion emotes(*f.model);
+    emotes.start(s, find_emote("express_smile"), 0.f);
+    for (int k = 1; k <= 5; ++k) emotes.update(s, 0.1f * static_cast<float>(k), 0.1f * static_cast<float>(k - 1));
+    emotes.start(s, find_emote("express_frown"), 0.5f);
+    for (int k = 6; k <= 10; ++k) emotes.update(s, 0.1f * static_cast<float>(k), 0.1f * static_cast<float>(k - 1));
+    // Both at full weight: the frown (newest) owns the face; the smile idles but keeps its weight.
+    EXPECT_EQ(f.w(s, "express_frown"), 1.f);
+    EXPECT_EQ(f.w(s, "express_smile"), 1.f);
+    ASSERT_EQ(emotes.active().size(), 2u);
+    // The idle smile still stops on time (at the frame past 1.4 s) and deactivates after its
+    // ease-out time even though it never updates its weight again.
+    for (int k = 11; k <= 31; ++k) emotes.update(s, 0.1f * static_cast<float>(k), 0.1f * static_cast<float>(k - 1));
+    ASSERT_EQ(emotes.active().size(), 1u);
+    EXPECT_EQ(f.w(s, "express_smile"), 0.f);
+}
+
+TEST(Appearance, WorldPhasesDriveHandsEmotesAndSkinning) {
+    Synthetic f;
+    World world;
+    auto skel = Skeleton::default_skeleton();
+    const Entity bare = world.create_avatar(skel);
+    const Entity e = world.create_avatar(skel);
+    auto app = Appearance::create(f.model, {.blink = true, .blink_interval = 1.f});
+    ASSERT_TRUE(app) << app.error().describe();
+    ASSERT_TRUE(world.set_appearance(e, std::shared_ptr<Appearance>(std::move(*app))));
+    EXPECT_EQ(world.appearance(bare), nullptr);
+    Appearance* a = world.appearance(e);
+    ASSERT_NE(a, nullptr);
+    std::vector<std::string> names;
+    for (const System* s : world.schedule()) names.push_back(s->name);
+    ASSERT_GE(names.size(), 2u);
+    EXPECT_EQ(names[names.size() - 2], "appearance_morph");
+    EXPECT_EQ(names.back(), "appearance_skin");
+    EXPECT_STREQ(phase_name(Phase::Morph), "morph");
+
+    const auto fist = hand_clip(3, 2, 1.f, "mShoulderLeft", "express_smile");
+    world.controller(e).start(fist);
+    world.controller(bare).start(fist);
+    const float dt = 0.05f;
+    for (int k = 1; k <= 4; ++k) {
+        world.step(dt);
+        EXPECT_NEAR(f.w(a->state(), "Hands_Fist"), 0.25f * static_cast<float>(k), 1e-4f) << k;
+    }
+    EXPECT_EQ(a->hand().current_pose(), 3);
+    EXPECT_NEAR(f.w(a->state(), "express_smile"), cubic_step(0.2f / 0.3f), 1e-4f);
+    EXPECT_NEAR(f.w(a->state(), "Express_Closed_Mouth"), 1.f - cubic_step(0.2f / 0.3f), 1e-4f);
+    // The morphed mesh, skinned with the pose: the quad rides mPelvis (at the root, unrotated),
+    // bound at its cumulative pivot.
+    const MeshBuffers& mb = a->state().meshes()[0];
+    const SkinnedMesh& sm = a->skinned()[0];
+    const Vec3 pivot = skel->pivot(skel->find("mPelvis"));
+    for (std::size_t v = 0; v < 3; ++v) {
+        const Vec3 p = sm.positions.get(v), want = mb.coords[v] - pivot;
+        EXPECT_NEAR(p.x, want.x, 1e-5f);
+        EXPECT_NEAR(p.y, want.y, 1e-5f);
+        EXPECT_NEAR(p.z, want.z, 1e-5f);
+    }
+    // Fist vertex moved by its morph (1 cm at full weight).
+    const std::uint32_t fv = f.model->meshes()[0].find_morph("Hands_Fist")->vertices[0];
+    EXPECT_GT(std::abs(mb.coords[fv].z - f.mesh.coords[fv].z), 0.005f);
+    float blink_mid = -1.f, blink_before = -1.f;
+    for (int k = 5; k <= 30; ++k) {
+        world.step(dt);
+        const float t = world.controller(e).anim_time();
+        if (std::abs(t - 0.5f) < 1e-3f) blink_before = f.w(a->state(), "Blink_Left");
+        if (std::abs(t - 1.1f) < 1e-3f) blink_mid = f.w(a->state(), "Blink_Right");
+    }
+    EXPECT_EQ(blink_before, 0.f);
+    EXPECT_GT(blink_mid, 0.9f);
+    // The fist motion ended at 1 s: nobody publishes, relaxed is back by 1.5 s.
+    EXPECT_EQ(a->hand().current_pose(), 1);
+    EXPECT_EQ(f.w(a->state(), "Hands_Relaxed"), 1.f);
+    EXPECT_EQ(f.w(a->state(), "Hands_Fist"), 0.f);
+    // A still frame (paused) costs no morph work.
+    world.controller(e).set_paused(true);
+    world.step(dt);
+    world.step(dt);
+    EXPECT_EQ(a->last_update().params_applied, 0);
+    EXPECT_EQ(a->last_update().vertices_touched, 0u);
+    // Removing the component.
+    EXPECT_TRUE(world.set_appearance(e, nullptr));
+    EXPECT_EQ(world.appearance(e), nullptr);
+    world.step(dt);
+}
+
+TEST(Appearance, RealLindenAnimationDrivesHandAndEmoteMorphs) {
+    const std::filesystem::path shared(SLANIM_SHARED_DIR);
+    const auto dir = shared / "sl-character";
+    const auto anim = shared / "anims" / "linden" / "PUNCH_R.anim";  // hand pose fist, Express_Frown
+    if (!std::filesystem::exists(dir / "avatar_lad.xml") || !std::filesystem::exists(anim))
+        GTEST_SKIP() << "reference data not found under " << SLANIM_SHARED_DIR;
+    auto skel = Skeleton::load(dir);
+    ASSERT_TRUE(skel) << skel.error().describe();
+    auto model = load_appearance_model(dir, *skel);
+    ASSERT_TRUE(model) << model.error().describe();
+    auto motion = load_motion(anim.string(), **skel);
+    ASSERT_TRUE(motion) << motion.error().describe();
+    ASSERT_EQ(motion->hand_pose, 3u);
+    const auto clip = MotionClip::build(*motion, **skel, "PUNCH_R");
+    World world;
+    const Entity e = world.create_avatar(*skel);
+    auto app = Appearance::create(*model);
+    ASSERT_TRUE(app) << app.error().describe();
+    world.set_appearance(e, std::shared_ptr<Appearance>(std::move(*app)));
+    Appearance& a = *world.appearance(e);
+    const AppearanceModel& m = **model;
+    const ParamIndex fist = m.find("Hands_Fist"), relaxed = m.find("Hands_Relaxed"),
+                     frown = m.find("express_frown");
+    ASSERT_NE(fist, kNoParam);
+    ASSERT_NE(frown, kNoParam);
+    world.step(0.f);  // defaults applied, relaxed hands
+    EXPECT_EQ(a.state().weight(relaxed), 1.f);
+    const int upper = m.find_mesh("upperBodyMesh");
+    ASSERT_GE(upper, 0);
+    const std::vector<Vec3> relaxed_mesh = a.state().meshes()[upper].coords;
+
+    world.controller(e).start(clip);
+    const float dt = 1.f / 30.f;
+    for (int k = 1; k <= 90; ++k) {
+        world.step(dt);
+        const float t = static_cast<float>(k) * dt;
+        const float fw = a.state().weight(fist), rw = a.state().weight(relaxed);
+        const float ew = a.state().weight(frown);
+        if (k <= 6) {  // fading in: +dt/0.2 per frame
+            EXPECT_NEAR(fw, std::min(1.f, t / 0.2f), 1e-4f) << "t=" << t;
+            EXPECT_NEAR(rw, 1.f - fw, 1e-4f) << "t=" << t;
+        }
+        if (t > 0.25f && t < 1.2f) {
+            EXPECT_EQ(fw, 1.f) << "t=" << t;
+            EXPECT_EQ(rw, 0.f) << "t=" << t;
+        }
+        if (t < 0.29f) { EXPECT_NEAR(ew, cubic_step(t / 0.3f), 1e-4f) << "t=" << t; }
+        if (t > 0.31f && t < 1.39f) { EXPECT_EQ(ew, 1.f) << "t=" << t; }
+        if (t > 2.95f) { EXPECT_EQ(ew, m.param(frown).default_weight) << "t=" << t; }
+        if (k == 20) {  // the fist changed the hands of the upper body mesh
+            double moved = 0.0;
+            for (std::size_t v = 0; v < relaxed_mesh.size(); ++v)
+                moved = std::max<double>(moved, length(a.state().meshes()[upper].coords[v] -
+                                                       relaxed_mesh[v]));
+            EXPECT_GT(moved, 0.005);
+        }
+    }
+    // The motion (1.25 s + 0.2 s ease-out) is over: relaxed again.
+    EXPECT_EQ(a.state().weight(relaxed), 1.f);
+    EXPECT_EQ(a.state().weight(fist), 0.f);
+    // Skinned output exists for every mesh and is finite.
+    for (const SkinnedMesh& sm : a.skinned())
+        for (std::size_t v = 0; v < sm.positions.size(); ++v) ASSERT_TRUE(is_finite(sm.positions.get(v)));
+}

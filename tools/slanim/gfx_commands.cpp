@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: MIT
+#include "gfx_commands.hpp"
+
+#include <CLI/CLI.hpp>
+#include <SDL.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <numbers>
+#include <ostream>
+
+#include "demo_motion.hpp"
+#include "loading.hpp"
+#include "slanim/engine/clip.hpp"
+#include "slanim/gfx/avatar_scene.hpp"
+#include "slanim/gfx/gl_context.hpp"
+#include "slanim/gfx/playback.hpp"
+#include "slanim/gfx/renderer.hpp"
+
+namespace slanim::cli {
+
+namespace {
+
+constexpr double kDegToRad = std::numbers::pi / 180.0;
+
+/// What both commands need before drawing: the skeleton, the clips and the playback.
+struct Setup {
+    std::shared_ptr<const Skeleton> skeleton;
+    std::unique_ptr<gfx::Playback> playback;
+    std::string title;  ///< the files' stems, for captions
+};
+
+/// Loads the skeleton and motions like `slanim play` (no FILE: the built-in demo). Returns the
+/// exit status on failure.
+std::optional<int> setup(const char* cmd, std::ostream& err, const GfxOptions& o, Setup& s) {
+    if (!(o.fps > 0.0) || o.fps > 10000.0) {
+        err << fmt::format("slanim {}: --fps must be in (0, 10000]\n", cmd);
+        return 2;
+    }
+    auto skel = pick_skeleton(o.character);
+    if (!skel) {
+        err << fmt::format("slanim {}: {}\n", cmd, skel.error().describe());
+        return 1;
+    }
+    s.skeleton = *skel;
+    for (const auto& w : o.wearables) {
+        if (!std::filesystem::exists(w)) {
+            err << fmt::format("slanim {}: --wearable {}: no such file\n", cmd, w);
+            return 1;
+        }
+        err << fmt::format(
+            "slanim {}: --wearable {}: avatar appearance (wearables, visual params, .llm meshes) "
+            "is not implemented yet; showing the generated body without it\n",
+            cmd, w);
+    }
+    std::vector<std::shared_ptr<const MotionClip>> clips;
+    std::vector<std::string> names;
+    if (o.files.empty()) {
+        err << fmt::format("slanim {}: no FILE given: playing the built-in demo motion\n", cmd);
+        Motion demo = make_demo_motion();
+        for (auto& j : demo.joints) j.joint = s.skeleton->find(j.name);
+        clips.push_back(MotionClip::build(demo, *s.skeleton, "demo"));
+        names.emplace_back("demo");
+    }
+    for (const auto& f : o.files) {
+        auto l = load(f, *s.skeleton);
+        if (!l) {
+            err << fmt::format("slanim {}: {}\n", cmd, l.error().message);
+            return 1;
+        }
+        const std::string stem = std::filesystem::path(f).stem().string();
+        clips.push_back(MotionClip::build(l->motion, *s.skeleton, stem));
+        names.push_back(stem);
+    }
+    for (std::size_t i = 0; i < names.size(); ++i) s.title += (i ? ", " : "") + names[i];
+    ik::IkSettings ik;
+    ik.enabled = o.solver != "none";
+    if (ik.enabled) ik.solver = ik::parse_solver(o.solver).value_or(ik::Solver::Ccd);
+    s.playback = std::make_unique<gfx::Playback>(s.skeleton, std::move(clips), o.fps, ik);
+    return std::nullopt;
+}
+
+gfx::OrbitCamera initial_camera(const GfxOptions& o) {
+    gfx::OrbitCamera cam;
+    if (o.yaw_deg) cam.yaw = static_cast<float>(*o.yaw_deg * kDegToRad);
+    if (o.pitch_deg) cam.pitch = static_cast<float>(*o.pitch_deg * kDegToRad);
+    if (o.distance) cam.distance = static_cast<float>(*o.distance);
+    return cam;
+}
+
+std::optional<int> check_camera(const char* cmd, std::ostream& err, const GfxOptions& o) {
+    if (o.pitch_deg && !(std::fabs(*o.pitch_deg) <= 85.0)) {
+        err << fmt::format("slanim {}: --pitch must be in [-85, 85] degrees\n", cmd);
+        return 2;
+    }
+    if (o.yaw_deg && !std::isfinite(*o.yaw_deg)) {
+        err << fmt::format("slanim {}: --yaw must be a finite number of degrees\n", cmd);
+        return 2;
+    }
+    if (o.distance && !(*o.distance >= 0.1 && *o.distance <= 1000.0)) {
+        err << fmt::format("slanim {}: --distance must be in [0.1, 1000] metres\n", cmd);
+        return 2;
+    }
+    return std::nullopt;
+}
+
+/// Fills `scene` for the playback's current frame.
+void build_frame(gfx::Scene& scene, gfx::Playback& pb, gfx::GeneratedBody& body,
+                 const gfx::OverlayOptions& overlays, gfx::OrbitCamera& cam) {
+    World& world = pb.world();
+    const ModelPose& pose = world.model_pose(pb.avatar());
+    body.update(pose.positions, pose.rotations);
+    scene.clear();
+    gfx::build_avatar_scene(scene, world, pb.avatar(), body.meshes(), overlays);
+    cam.follow(pose.positions[static_cast<std::size_t>(pb.skeleton().pelvis())]);
+}
+
+/// Legend text size for a picture `height` pixels tall (stb_easy_font: ~12 px per line at 1).
+float label_scale(int height) { return height >= 1000 ? 2.f : height >= 480 ? 1.5f : 1.f; }
+
+bool parse_size(const std::string& s, int& w, int& h) {
+    const auto x = s.find_first_of("xX");
+    if (x == std::string::npos) return false;
+    try {
+        std::size_t used = 0;
+        w = std::stoi(s.substr(0, x), &used);
+        if (used != x) return false;
+        const std::string hs = s.substr(x + 1);
+        h = std::stoi(hs, &used);
+        if (used != hs.size()) return false;
+    } catch (const std::exception&) {
+        return false;
+    }
+    return w >= 16 && h >= 16 && w <= 8192 && h <= 8192;
+}
+
+}  // namespace
+
+CLI::App* add_view_subcommand(CLI::App& app, GfxOptions& o) {
+    auto* v = app.add_subcommand("view", "Play motions on an avatar in an OpenGL window");
+    v->add_option("FILE", o.files, "Animation files, all started at t = 0 (none: the built-in demo)");
+    v->add_option("--character", o.character, "Viewer character folder (default: embedded skeleton)");
+    v->add_option("--wearable", o.wearables, "LLWearable file (accepted; appearance is not wired yet)");
+    v->add_option("--solver", o.solver, "Constraint solver: ccd (default), fabrik, viewer or none")
+        ->check(CLI::IsMember({"ccd", "fabrik", "viewer", "none"}));
+    v->add_option("--fps", o.fps, "Simulation steps per second (default 30)");
+    v->add_flag("--skeleton", o.skeleton, "Start with the skeleton overlay (key K)");
+    v->add_flag("--owners", o.owners, "Start with the joint-owner overlay (key O)");
+    v->add_flag("--constraints", o.constraints, "Start with the constraint overlay (key C)");
+    v->add_option("--yaw", o.yaw_deg, "Camera yaw, degrees (0: in front, default 25)");
+    v->add_option("--pitch", o.pitch_deg, "Camera pitch, degrees (default 9)");
+    v->add_option("--distance", o.distance, "Camera distance, metres (default 4)");
+    v->add_option("--quit-after", o.quit_after, "Close after N frames (scripted smoke tests)");
+    return v;
+}
+
+CLI::App* add_render_subcommand(CLI::App& app, GfxOptions& o) {
+    auto* r = app.add_subcommand("render", "Render the avatar at time T offscreen to a PNG");
+    r->add_option("FILE", o.files, "Animation files, all started at t = 0 (none: the built-in demo)");
+    r->add_option("--time", o.time, "Seconds from the start (the motions are played up to it)")->required();
+    r->add_option("--size", o.size, "Image size WxH in pixels (default 800x600)");
+    r->add_option("-o,--output", o.output, "Output PNG (written atomically)")->required();
+    r->add_option("--character", o.character, "Viewer character folder (default: embedded skeleton)");
+    r->add_option("--wearable", o.wearables, "LLWearable file (accepted; appearance is not wired yet)");
+    r->add_option("--solver", o.solver, "Constraint solver: ccd (default), fabrik, viewer or none")
+        ->check(CLI::IsMember({"ccd", "fabrik", "viewer", "none"}));
+    r->add_option("--fps", o.fps, "Simulation steps per second (default 30)");
+    r->add_flag("--skeleton", o.skeleton, "Draw the skeleton");
+    r->add_flag("--owners", o.owners, "Colour the skeleton by the motion owning each joint, with a legend");
+    r->add_flag("--constraints", o.constraints, "Draw the constraint sources, targets and goals, with a legend");
+    r->add_option("--yaw", o.yaw_deg, "Camera yaw, degrees (0: in front, default 25)");
+    r->add_option("--pitch", o.pitch_deg, "Camera pitch, degrees (default 9)");
+    r->add_option("--distance", o.distance, "Camera distance, metres (default 4)");
+    return r;
+}
+
+int cmd_render(std::ostream& out, std::ostream& err, const GfxOptions& o) {
+    int width = 0, height = 0;
+    if (!parse_size(o.size, width, height)) {
+        err << "slanim render: --size must be WxH with both in [16, 8192] (e.g. 800x600)\n";
+        return 2;
+    }
+    if (!o.time || !(*o.time >= 0.0) || *o.time > 3600.0) {
+        err << "slanim render: --time must be in [0, 3600] seconds\n";
+        return 2;
+    }
+    if (auto e = check_camera("render", err, o)) return *e;
+    Setup s;
+    if (auto e = setup("render", err, o, s)) return *e;
+
+    auto ctx = gfx::GlContext::create_offscreen();
+    if (!ctx) {
+        err << "slanim render: " << ctx.error().message << "\n";
+        return 1;
+    }
+    auto renderer = gfx::Renderer::create();
+    if (!renderer) {
+        err << "slanim render: " << renderer.error().message << "\n";
+        return 1;
+    }
+    gfx::Playback& pb = *s.playback;
+    pb.seek(*o.time);
+    gfx::GeneratedBody body(pb.skeleton());
+    gfx::OverlayOptions ov;
+    ov.skeleton = o.skeleton;
+    ov.owners = o.owners;
+    ov.constraints = o.constraints;
+    ov.label_scale = label_scale(height);
+    gfx::OrbitCamera cam = initial_camera(o);
+    gfx::Scene scene;
+    build_frame(scene, pb, body, ov, cam);
+    scene.labels.push_back(gfx::Label::at(fmt::format("{}  t = {:.3f} s", s.title, pb.time()), 10.f,
+                                          -10.f, gfx::palette::kText, ov.label_scale));
+    auto img = (*renderer)->render_image(scene, cam, width, height);
+    if (!img) {
+        err << "slanim render: " << img.error().message << "\n";
+        return 1;
+    }
+    auto w = gfx::write_png(o.output, *img);
+    if (!w) {
+        err << "slanim render: " << w.error().message << "\n";
+        return 1;
+    }
+    out << fmt::format("{}: {}x{} at t = {:.3f} s (frame {}, {} {})\n", o.output, width, height,
+                       pb.time(), pb.frame(), gfx::platform_name((*ctx)->platform()),
+                       (*ctx)->description());
+    return 0;
+}
+
+int cmd_view(std::ostream& out, std::ostream& err, const GfxOptions& o) {
+    if (auto e = check_camera("view", err, o)) return *e;
+    Setup s;
+    if (auto e = setup("view", err, o, s)) return *e;
+    auto ctx = gfx::GlContext::create_window("slanim view - " + s.title, 1280, 800);
+    if (!ctx) {
+        err << "slanim view: cannot open a window: " << ctx.error().message
+            << " (on a machine without a display, use `slanim render`)\n";
+        return 1;
+    }
+    auto rr = gfx::Renderer::create();
+    if (!rr) {
+        err << "slanim view: " << rr.error().message << "\n";
+        return 1;
+    }
+    gfx::Renderer& renderer = **rr;
+    gfx::GlContext& gl = **ctx;
+    gfx::Playback& pb = *s.playback;
+    gfx::GeneratedBody body(pb.skeleton());
+    gfx::OverlayOptions ov;
+    ov.skeleton = o.skeleton;
+    ov.owners = o.owners;
+    ov.constraints = o.constraints;
+    gfx::OrbitCamera cam = initial_camera(o);
+    const gfx::OrbitCamera home = cam;
+    gfx::Scene scene;
+    bool paused = false, running = true;
+    double speed = 1.0;
+    out << "slanim view: " << platform_name(gl.platform()) << " " << gl.description() << "\n";
+
+    const auto seek_frames = [&](long long frames) {
+        pb.seek(static_cast<double>(std::max(0LL, pb.frame() + frames)) / pb.fps());
+    };
+    Uint64 last = SDL_GetPerformanceCounter();
+    long long frames_drawn = 0;
+    while (running) {
+        SDL_Event ev;
+        while (SDL_PollEvent(&ev)) {
+            switch (ev.type) {
+                case SDL_QUIT: running = false; break;
+                case SDL_KEYDOWN: {
+                    const SDL_Keycode k = ev.key.keysym.sym;
+                    if (k == SDLK_ESCAPE || k == SDLK_q) running = false;
+                    else if (k == SDLK_SPACE) paused = !paused;
+                    else if (k == SDLK_PERIOD) { paused = true; seek_frames(1); }
+                    else if (k == SDLK_COMMA) { paused = true; seek_frames(-1); }
+                    else if (k == SDLK_RIGHTBRACKET) seek_frames(std::llround(0.5 * pb.fps()));
+                    else if (k == SDLK_LEFTBRACKET) seek_frames(-std::llround(0.5 * pb.fps()));
+                    else if (k == SDLK_PLUS || k == SDLK_EQUALS || k == SDLK_KP_PLUS) speed = std::min(speed * 2.0, 16.0);
+                    else if (k == SDLK_MINUS || k == SDLK_KP_MINUS) speed = std::max(speed * 0.5, 1.0 / 16.0);
+                    else if (k == SDLK_l) pb.set_loop(!pb.loop());
+                    else if (k == SDLK_k) ov.skeleton = !ov.skeleton;
+                    else if (k == SDLK_o) ov.owners = !ov.owners;
+                    else if (k == SDLK_c) ov.constraints = !ov.constraints;
+                    else if (k == SDLK_r) cam = home;
+                    break;
+                }
+                case SDL_MOUSEMOTION: {
+                    const auto dx = static_cast<float>(ev.motion.xrel);
+                    const auto dy = static_cast<float>(ev.motion.yrel);
+                    if (ev.motion.state & SDL_BUTTON_LMASK) {
+                        cam.yaw -= dx * 0.008f;
+                        cam.pitch = std::clamp(cam.pitch + dy * 0.008f, -1.5f, 1.5f);
+                    } else if (ev.motion.state & (SDL_BUTTON_RMASK | SDL_BUTTON_MMASK)) {
+                        const Vec3 fwd = cam.centre() - cam.eye();
+                        const Vec3 right = cross(fwd, Vec3{0.f, 0.f, 1.f});
+                        const float rl = length(right);
+                        if (rl > 1e-6f) {
+                            const Vec3 r = right * (1.f / rl);
+                            const Vec3 up = cross(r, fwd * (1.f / length(fwd)));
+                            cam.pan += (r * -dx + up * dy) * (cam.distance * 0.0015f);
+                        }
+                    }
+                    break;
+                }
+                case SDL_MOUSEWHEEL:
+                    cam.distance = std::clamp(cam.distance * std::pow(0.9f, static_cast<float>(ev.wheel.y)),
+                                              0.3f, 50.f);
+                    break;
+                default: break;
+            }
+        }
+        const Uint64 now = SDL_GetPerformanceCounter();
+        const double real_dt = static_cast<double>(now - last) / static_cast<double>(SDL_GetPerformanceFrequency());
+        last = now;
+        if (!paused) pb.advance(real_dt * speed);
+
+        int w = 0, h = 0;
+        gl.drawable_size(w, h);
+        ov.label_scale = label_scale(h);
+        build_frame(scene, pb, body, ov, cam);
+        const float ls = ov.label_scale;
+        scene.labels.push_back(gfx::Label::at(
+            fmt::format("{}  t = {:.2f} / {:.2f} s  frame {}  speed x{:g}  {}{}", s.title, pb.time(),
+                        pb.duration(), pb.frame(), speed, paused ? "paused" : "playing",
+                        pb.loop() ? "  loop" : ""),
+            -10.f, 10.f, gfx::palette::kText, ls));
+        scene.labels.push_back(gfx::Label::at(
+            "drag rotate | right-drag pan | wheel zoom | space play/pause | , . step | [ ] scrub | "
+            "+ - speed | L loop | K skeleton | O owners | C constraints | R camera | Esc quit",
+            10.f, -10.f, gfx::palette::kText, std::max(1.f, ls - 0.5f)));
+        renderer.draw(scene, cam, w, h);
+        gl.swap();
+        if (o.quit_after > 0 && ++frames_drawn >= o.quit_after) running = false;
+    }
+    return 0;
+}
+
+}  // namespace slanim::cli

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+// `slanim view` (an SDL2/OpenGL window) and `slanim render` (the same picture offscreen, to a
+// PNG): motions played on one avatar with the generated body and the skeleton, joint-owner and
+// constraint overlays. See docs/viewer.md.
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace slanim::cli {
+
+/// Options shared by `view` and `render`.
+struct GfxOptions {
+    std::vector<std::string> files;     ///< .anim files, all started at t = 0 (none: the demo)
+    std::string character;              ///< viewer character folder (default: embedded skeleton)
+    std::vector<std::string> wearables; ///< accepted; appearance is not wired yet (stderr note)
+    std::string solver = "ccd";         ///< ccd, fabrik, viewer or none
+    double fps = 30.0;                  ///< fixed simulation rate, (0, 10000]
+    bool skeleton = false, owners = false, constraints = false;  ///< overlays at start
+    std::optional<double> yaw_deg, pitch_deg, distance;          ///< camera (default: 25°, 9°, 4 m)
+    // render only
+    std::optional<double> time;         ///< seconds, required
+    std::string size = "800x600";       ///< WxH pixels
+    std::string output;                 ///< PNG path, required
+    // view only
+    int quit_after = 0;                 ///< > 0: close after this many frames (scripted checks)
+};
+
+/// Registers `view` / `render` on `app`, filling `o` (which must outlive the parse).
+CLI::App* add_view_subcommand(CLI::App& app, GfxOptions& o);
+CLI::App* add_render_subcommand(CLI::App& app, GfxOptions& o);
+
+/// Runs them. Exit status: 0 success, 1 failure (bad file, no GL context or window, unwritable
+/// output), 2 usage error.
+int cmd_view(std::ostream& out, std::ostream& err, const GfxOptions& o);
+int cmd_render(std::ostream& out, std::ostream& err, const GfxOptions& o);
+
+}  // namespace slanim::cli

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+// `slanim relay`: the puppetry relay service. The Puppetry capability over HTTP (cpp-httplib,
+// LLSD XML bodies) and puppetry datagrams over UDP (slanim/runtime/puppetry_net.hpp), both on
+// the relay state machine of slanim/runtime/puppetry_relay.hpp, ticked at a fixed interval.
+// docs/relay.md describes endpoints, bodies, framing, rules, limits and counters.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <string>
+
+#include "slanim/engine/result.hpp"
+#include "slanim/runtime/puppetry_relay.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace slanim::cli {
+
+struct RelayOptions {
+    std::string http = "127.0.0.1:0";  ///< HOST:PORT (IPv4) for HTTP; port 0 picks a free one
+    std::string udp = "127.0.0.1:0";   ///< HOST:PORT (IPv4) for UDP; port 0 picks a free one
+    int tick_ms = 50;                  ///< forwarding interval, milliseconds, [1, 10000]
+    double duration_s = 0.0;           ///< > 0: stop after this many seconds; 0: until a signal
+    RelayConfig config;                ///< limits and defaults
+};
+
+/// A running relay: both sockets bound, an HTTP server thread (pool) and one UDP thread that
+/// receives datagrams and ticks the relay. All access to the state machine is serialised by
+/// one mutex. Stopped (threads joined, sockets closed) by stop() or the destructor.
+class RelayServer {
+public:
+    /// Binds both sockets and starts the threads. Errors: a malformed HOST:PORT, a tick outside
+    /// [1, 10000] ms, an invalid config, a socket that cannot be bound.
+    static Result<std::unique_ptr<RelayServer>> start(const RelayOptions& options);
+    ~RelayServer();
+    RelayServer(const RelayServer&) = delete;
+    RelayServer& operator=(const RelayServer&) = delete;
+
+    [[nodiscard]] int http_port() const;
+    [[nodiscard]] int udp_port() const;
+    /// A consistent copy of the relay's counters.
+    [[nodiscard]] RelayCounters counters() const;
+    /// UDP send failures (sendto errors other than a full buffer are counted too).
+    [[nodiscard]] std::uint64_t send_errors() const;
+    /// Stops and joins the threads. Idempotent.
+    void stop();
+
+    struct Impl;
+
+private:
+    explicit RelayServer(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+};
+
+/// Registers the `relay` subcommand on `app`, filling `o`.
+CLI::App* add_relay_subcommand(CLI::App& app, RelayOptions& o);
+
+/// Runs it: starts the server, prints `http HOST:PORT` and `udp HOST:PORT` lines on `out`
+/// (flushed, so a parent process can read the chosen ports), serves until SIGINT/SIGTERM or
+/// `duration_s`, then prints the counters on `out` as one `stats {...}` JSON line.
+/// Exit status: 0 after a clean stop, 1 when a socket cannot be bound, 2 usage error.
+int cmd_relay(std::ostream& out, std::ostream& err, const RelayOptions& o);
+
+}  // namespace slanim::cli
