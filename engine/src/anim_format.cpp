@@ -29,7 +29,6 @@ namespace {
 constexpr float kMaxAnimDuration = 60.f;  // MAX_ANIM_DURATION
 constexpr int kMaxConstraints = 10;       // MAX_CONSTRAINTS
 constexpr int kMaxChainLength = 4;        // MAX_CHAIN_LENGTH
-constexpr std::uint32_t kNumHandPoses = 14;  // LLHandMotion::NUM_HAND_POSES
 constexpr int kAdditivePriority = 7;      // LLJoint::ADDITIVE_PRIORITY
 constexpr const char* kFemaleLandIds[] = {"ca1baf4d-0a18-5a1f-0330-e4bd1e71f09e",
                                           "6a9a173b-61fa-3ad5-01fa-a851cfc5f66a"};

@@ -315,21 +315,23 @@ void skin_sl_scalar(const KernelArgs& a) {
 }
 
 
-void skin_packed_scalar(const KernelArgs& a) {
-    const auto K = std::min<std::size_t>(static_cast<std::size_t>(a.influences), 4);
-    const std::size_t row = a.unorm16 ? 32 : 64;  // bytes per weight row
+namespace {
+
+template <int K, bool U16>
+void skin_packed_k_scalar(const KernelArgs& a) {
+    constexpr std::size_t row = U16 ? 32 : 64;  // bytes per weight row
     std::size_t v = a.begin;
     while (v < a.end) {
         const std::size_t b = v / 16;
         const auto* block = reinterpret_cast<const std::uint8_t*>(a.packed + b * a.block_floats);
         const std::uint8_t* rd = block + K * row;
-        const std::uint32_t base = a.headers[b] & 0xFFFFu;
+        const float* M = a.matrices + 16 * static_cast<std::size_t>(a.headers[b] & 0xFFFFu);
         const std::size_t stop = std::min(a.end, 16 * b + 16);
         for (; v < stop; ++v) {
             const std::size_t lane = v % 16;
-            float w[4] = {};
-            for (std::size_t k = 0; k < K && k < 4; ++k) {
-                if (a.unorm16) {
+            float w[K];
+            for (std::size_t k = 0; k < K; ++k) {
+                if constexpr (U16) {
                     std::uint16_t q;
                     std::memcpy(&q, block + k * row + 2 * lane, sizeof q);
                     w[k] = static_cast<float>(q) * kUnorm16Scale;
@@ -338,14 +340,34 @@ void skin_packed_scalar(const KernelArgs& a) {
                 }
             }
             float m[12];
-            const float* m0 = a.matrices + 16 * (base + rd[lane]);
+            const float* m0 = M + 16 * rd[lane];
             for (int e = 0; e < 12; ++e) m[e] = w[0] * m0[e];
             for (std::size_t k = 1; k < K; ++k) {
-                const float* mk = a.matrices + 16 * (base + rd[16 * k + lane]);
+                const float* mk = M + 16 * rd[16 * k + lane];
                 for (int e = 0; e < 12; ++e) m[e] += w[k] * mk[e];
             }
             transform_vertex(m, a, v);
         }
+    }
+}
+
+template <bool U16>
+void skin_packed_u_scalar(const KernelArgs& a) {
+    switch (a.influences) {
+        case 1: skin_packed_k_scalar<1, U16>(a); break;
+        case 2: skin_packed_k_scalar<2, U16>(a); break;
+        case 3: skin_packed_k_scalar<3, U16>(a); break;
+        default: skin_packed_k_scalar<4, U16>(a); break;
+    }
+}
+
+}  // namespace
+
+void skin_packed_scalar(const KernelArgs& a) {
+    if (a.unorm16) {
+        skin_packed_u_scalar<true>(a);
+    } else {
+        skin_packed_u_scalar<false>(a);
     }
 }
 
@@ -521,6 +543,26 @@ SkinningJob SkinningJob::slice(std::size_t begin, std::size_t count) const {
 // ---------------------------------------------------------------------------------------------
 
 void PackedSkinInfluences::Free::operator()(float* p) const { ::operator delete[](p, std::align_val_t{64}); }
+
+PackedSkinInfluences::PackedSkinInfluences(const PackedSkinInfluences& other) { *this = other; }
+
+PackedSkinInfluences& PackedSkinInfluences::operator=(const PackedSkinInfluences& other) {
+    if (this == &other) return *this;
+    const std::size_t floats = other.headers_.size() * other.block_floats_;
+    std::unique_ptr<float[], Free> data;
+    if (floats != 0) {
+        data.reset(static_cast<float*>(::operator new[](floats * sizeof(float), std::align_val_t{64})));
+        std::memcpy(data.get(), other.data_.get(), floats * sizeof(float));
+    }
+    headers_ = other.headers_;
+    data_ = std::move(data);
+    size_ = other.size_;
+    num_matrices_ = other.num_matrices_;
+    block_floats_ = other.block_floats_;
+    influences_ = other.influences_;
+    format_ = other.format_;
+    return *this;
+}
 
 Result<PackedSkinInfluences> PackedSkinInfluences::build(std::span<const SkinIndices4> indices,
                                                          std::span<const SkinWeights4> weights,

@@ -14,6 +14,7 @@ namespace slanim {
 
 namespace {
 
+constexpr int kPoseCount = static_cast<int>(kNumHandPoses);
 constexpr const char* kHandPoseNames[kNumHandPoses] = {
     "",               "Hands_Relaxed",  "Hands_Point",   "Hands_Fist",   "Hands_Relaxed_L",
     "Hands_Point_L",  "Hands_Fist_L",   "Hands_Relaxed_R", "Hands_Point_R", "Hands_Fist_R",
@@ -64,7 +65,7 @@ bool is_pelvis_fix(const MotionClip& c) {
 }  // namespace
 
 const char* hand_pose_param_name(int pose) {
-    return pose >= 0 && pose < kNumHandPoses ? kHandPoseNames[pose] : nullptr;
+    return pose >= 0 && pose < kPoseCount ? kHandPoseNames[pose] : nullptr;
 }
 
 HandPoseRequest published_hand_pose(const MotionController& controller) {
@@ -89,7 +90,7 @@ HandPoseRequest published_hand_pose(const MotionController& controller) {
 
 HandMotion::HandMotion(const AppearanceModel& model) {
     params_[kSpread] = kNoParam;
-    for (int i = 1; i < kNumHandPoses; ++i) params_[i] = model.find(kHandPoseNames[i]);
+    for (int i = 1; i < kPoseCount; ++i) params_[i] = model.find(kHandPoseNames[i]);
 }
 
 void HandMotion::set(AppearanceState& s, int pose, float w) const {
@@ -101,7 +102,7 @@ float HandMotion::get(const AppearanceState& s, int pose) const {
 }
 
 void HandMotion::activate(AppearanceState& state) {
-    for (int i = 1; i < kNumHandPoses; ++i) set(state, i, 0.f);
+    for (int i = 1; i < kPoseCount; ++i) set(state, i, 0.f);
     set(state, current_, 1.f);
 }
 
@@ -112,7 +113,7 @@ void HandMotion::update(AppearanceState& s, int requested, float dt) {
             if (current_ != kSpread) set(s, current_, 1.f);
         }
         new_ = kRelaxed;
-    } else if (requested < kNumHandPoses) {
+    } else if (requested < kPoseCount) {
         if (requested != new_ && new_ != current_) {
             if (new_ != kSpread) set(s, new_, 0.f);
             if (current_ != kSpread) set(s, current_, 1.f);

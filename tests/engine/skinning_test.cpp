@@ -740,6 +740,13 @@ TEST(PackedSkinInfluences, BuildsBlocksAndRejectsBadInput) {
     auto empty = PackedSkinInfluences::build({}, {}, 4, 1);
     ASSERT_TRUE(empty.ok());
     EXPECT_EQ(empty->num_blocks(), 0u);
+    // Copies are deep.
+    PackedSkinInfluences copy = *s;
+    EXPECT_NE(copy.data(), s->data());
+    EXPECT_EQ(copy.index(40, 1), 355);
+    EXPECT_EQ(copy.spread(1), PackedSkinInfluences::Spread::Window32);
+    copy = *empty;
+    EXPECT_EQ(copy.size(), 0u);
 }
 
 TEST(PackedSkinningJob, EveryVertexOfEveryIsaMatchesTheReferenceAndSkinningJob) {

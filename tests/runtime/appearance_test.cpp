@@ -49,7 +49,7 @@ struct Synthetic {
             p.mesh_type = "upperBodyMesh";
             def.params.push_back(p);
         };
-        for (int i = 1; i < kNumHandPoses; ++i) add(hand_pose_param_name(i));
+        for (int i = 1; i < static_cast<int>(kNumHandPoses); ++i) add(hand_pose_param_name(i));
         add("Express_Closed_Mouth", 1.f);
         add("express_smile");
         add("express_frown");

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "../test_util.hpp"
+#include "appearance_loading.hpp"
 #include "cli_run.hpp"
 #include "slanim/engine/anim_format.hpp"
 #include "slanim/engine/motion.hpp"
@@ -20,6 +21,7 @@
 #include "slanim/gfx/image.hpp"
 #include "slanim/gfx/playback.hpp"
 #include "slanim/gfx/renderer.hpp"
+#include "slanim/runtime/appearance.hpp"
 
 using namespace slanim;
 namespace fs = std::filesystem;
@@ -117,29 +119,53 @@ TEST(Render, TwoTimesOfARealAnimationDifferWhereTheAvatarMoved) {
         for (int x = 0; x < a.width; ++x) moved += is_skin(a.pixel(x, y)) != is_skin(b.pixel(x, y));
     EXPECT_GT(moved, std::min(skin_a, skin_b) / 5) << "the pose at 0.5 s and 2.0 s look alike";
 
-    // Same time, same picture (deterministic playback and rendering). A wearable is accepted
-    // and changes nothing yet: appearance is not wired, which stderr says.
+    // Same time, same picture (deterministic playback and rendering).
+    const gfx::Image a2 = render(dir, "a2.png", {dance, "--time", "0.5"});
+    EXPECT_EQ(a.rgba, a2.rgba);
+}
+
+TEST(Render, RealAvatarMeshAtTwoTimes) {
+    SKIP_WITHOUT_DATA_OR_GL();
+    const fs::path character = fs::path(SLANIM_SHARED_DIR) / "sl-character";
     const fs::path wearables = fs::path(SLANIM_SHARED_DIR) / "wearables";
-    std::vector<std::string> args{dance, "--time", "0.5"};
-    if (fs::exists(wearables)) {
-        for (const auto& e : fs::directory_iterator(wearables)) {
-            if (e.path().extension() == ".dat") {
-                args.insert(args.end(), {"--wearable", e.path().string()});
-                break;
-            }
+    if (!fs::exists(character / "avatar_lad.xml") || !fs::exists(wearables / "jim_shape.dat"))
+        GTEST_SKIP() << "no character folder or wearables in " << SLANIM_SHARED_DIR;
+    TempDir dir;
+    const std::string punch = (kLinden / "PUNCH_R.anim").string();
+    const std::string ch = character.string();
+    const gfx::Image a = render(dir, "a.png", {punch, "--character", ch, "--time", "0"});
+    const gfx::Image b = render(dir, "b.png", {punch, "--character", ch, "--time", "0.5"});
+    const gfx::Image body = render(dir, "body.png", {punch, "--time", "0.5"});
+    // The skinned mesh is drawn in a skin colour (red over blue, like the generated body).
+    const int skin_a = count_pixels(a, is_skin), skin_b = count_pixels(b, is_skin);
+    EXPECT_GT(skin_a, 200 * 150 / 60);
+    EXPECT_GT(skin_b, 200 * 150 / 60);
+    int moved = 0, differs_from_body = 0;
+    for (int y = 0; y < a.height; ++y) {
+        for (int x = 0; x < a.width; ++x) {
+            moved += is_skin(a.pixel(x, y)) != is_skin(b.pixel(x, y));
+            differs_from_body += is_skin(b.pixel(x, y)) != is_skin(body.pixel(x, y));
         }
     }
-    const std::string out = dir.file("a2.png");
-    args.insert(args.begin(), "render");
-    args.insert(args.end(), {"--size", "200x150", "-o", out});
-    const auto r = test::run_slanim(args);
+    EXPECT_GT(moved, std::min(skin_a, skin_b) / 5) << "the punch at 0 s and 0.5 s look alike";
+    // Not the generated body: the silhouettes of the same pose differ.
+    EXPECT_GT(differs_from_body, skin_b / 10);
+
+    // A shape wearable changes the body (male, bigger); a shirt is reported, not applied.
+    const std::string out = dir.file("jim.png");
+    const auto r = test::run_slanim({"render", punch, "--character", ch, "--time", "0.5", "--wearable",
+                                     (wearables / "jim_shape.dat").string(), "--wearable",
+                                     (wearables / "newshirt.dat").string(), "--size", "200x150", "-o", out});
     ASSERT_EQ(r.code, 0) << r.err;
-    if (args.size() > 9) {
-        EXPECT_NE(r.err.find("not implemented yet"), std::string::npos) << r.err;
-    }
-    auto a2 = gfx::load_png(out);
-    ASSERT_TRUE(a2.ok());
-    EXPECT_EQ(a.rgba, a2->rgba);
+    EXPECT_NE(r.out.find("avatar mesh"), std::string::npos) << r.out;
+    EXPECT_NE(r.err.find("jim_shape.dat: shape \"Jim Shape\""), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("newshirt.dat: shirt \"New Shirt\": not applied"), std::string::npos) << r.err;
+    auto jim = gfx::load_png(out);
+    ASSERT_TRUE(jim.ok());
+    int shape_changed = 0;
+    for (int y = 0; y < b.height; ++y)
+        for (int x = 0; x < b.width; ++x) shape_changed += is_skin(b.pixel(x, y)) != is_skin(jim->pixel(x, y));
+    EXPECT_GT(shape_changed, 100);
 }
 
 TEST(Render, OverlaysOfASitInProcess) {
@@ -212,8 +238,15 @@ TEST(Render, BadOptionsFailWithoutWritingAnything) {
     EXPECT_EQ(r.code, 1);
     EXPECT_NE(r.err.find("missing.anim"), std::string::npos) << r.err;
     r = test::run_slanim({"render", "--time", "1", "--wearable", dir.file("none.dat"), "-o", out});
-    EXPECT_EQ(r.code, 1);
-    EXPECT_NE(r.err.find("none.dat"), std::string::npos) << r.err;
+    EXPECT_EQ(r.code, 2);  // no character folder: no mesh for the wearable
+    EXPECT_NE(r.err.find("--wearable needs --character DIR"), std::string::npos) << r.err;
+    const fs::path character = fs::path(SLANIM_SHARED_DIR) / "sl-character";
+    if (fs::exists(character / "avatar_lad.xml")) {
+        r = test::run_slanim({"render", "--time", "1", "--character", character.string(), "--wearable",
+                              dir.file("none.dat"), "-o", out});
+        EXPECT_EQ(r.code, 1);
+        EXPECT_NE(r.err.find("none.dat"), std::string::npos) << r.err;
+    }
     EXPECT_FALSE(fs::exists(out));
     if (offscreen_problem().empty()) {
         // An output folder that does not exist: the render succeeds, the write fails cleanly.
@@ -360,4 +393,56 @@ TEST(GfxScene, PlaybackSeekIsDeterministic) {
     gfx::Playback once(Skeleton::default_skeleton(), {c}, 30.0);
     once.seek(3.0);
     EXPECT_TRUE(once.finished());
+}
+
+TEST(GfxScene, PlaybackWithAnAppearanceReplaysTheSameMesh) {
+    const fs::path character = fs::path(SLANIM_SHARED_DIR) / "sl-character";
+    const fs::path shape = fs::path(SLANIM_SHARED_DIR) / "wearables" / "jim_shape.dat";
+    if (!fs::exists(character / "avatar_lad.xml") || !fs::exists(shape) || !fs::exists(kLinden / "PUNCH_R.anim"))
+        GTEST_SKIP() << "no character folder, wearables or Linden animations in " << SLANIM_SHARED_DIR;
+    auto sk = Skeleton::load(character);
+    ASSERT_TRUE(sk) << sk.error().describe();
+    const std::vector<std::string> wearables{shape.string()};
+    auto la = cli::load_cli_appearance(character.string(), *sk, wearables);
+    ASSERT_TRUE(la) << la.error().describe();
+    auto bytes = read_file_bytes((kLinden / "PUNCH_R.anim").string());
+    ASSERT_TRUE(bytes);
+    ParseOptions po;
+    po.skeleton = sk->get();
+    auto parsed = parse_anim(*bytes, po);
+    ASSERT_EQ(parsed.first_error(), nullptr);
+    const auto clip = MotionClip::build(decode_motion(parsed.motion, **sk), **sk, "PUNCH_R");
+    int setups = 0;
+    const auto setup = [&](World& world, Entity avatar) -> Result<bool> {
+        ++setups;
+        auto a = la->make();
+        if (!a) return a.error();
+        world.set_appearance(avatar, *a);
+        return true;
+    };
+    gfx::Playback forward(*sk, {clip}, 30.0);
+    ASSERT_TRUE(forward.set_world_setup(setup));
+    forward.seek(0.5);
+    gfx::Playback scrubbed(*sk, {clip}, 30.0);
+    ASSERT_TRUE(scrubbed.set_world_setup(setup));
+    scrubbed.seek(1.0);
+    scrubbed.seek(0.5);  // backwards: a fresh world, set up again
+    EXPECT_EQ(setups, 3);
+    const Appearance* fa = forward.world().appearance(forward.avatar());
+    const Appearance* sa = scrubbed.world().appearance(scrubbed.avatar());
+    ASSERT_TRUE(fa && sa);
+    EXPECT_EQ(sa->state().sex(), Sex::Male);  // the shape was applied again
+    ASSERT_EQ(fa->skinned().size(), sa->skinned().size());
+    for (std::size_t k = 0; k < fa->skinned().size(); ++k) {
+        const auto x = fa->skinned()[k].positions.in().x, y = sa->skinned()[k].positions.in().x;
+        ASSERT_EQ(x.size(), y.size());
+        for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(x[i], y[i]) << "mesh " << k << " vertex " << i;
+    }
+    // A failing setup is reported, then kept for later restarts.
+    gfx::Playback failing(*sk, {clip}, 30.0);
+    const auto r = failing.set_world_setup([](World&, Entity) -> Result<bool> { return Error{"no luck"}; });
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().message, "no luck");
+    failing.restart();
+    EXPECT_EQ(failing.setup_error(), "no luck");
 }

@@ -16,9 +16,7 @@
 #include "slanim/engine/wearable.hpp"
 
 namespace slanim {
-// slanim/runtime/appearance.hpp (not included here: its kNumHandPoses clashes with the one of
-// slanim/engine/motion_edit.hpp, which commands.cpp also sees).
-class Appearance;
+class Appearance;  // slanim/runtime/appearance.hpp
 }  // namespace slanim
 
 namespace slanim::cli {

@@ -12,13 +12,16 @@
 #include <numbers>
 #include <ostream>
 
+#include "appearance_loading.hpp"
 #include "demo_motion.hpp"
 #include "loading.hpp"
+#include "mesh_export.hpp"
 #include "slanim/engine/clip.hpp"
 #include "slanim/gfx/avatar_scene.hpp"
 #include "slanim/gfx/gl_context.hpp"
 #include "slanim/gfx/playback.hpp"
 #include "slanim/gfx/renderer.hpp"
+#include "slanim/runtime/appearance.hpp"
 
 namespace slanim::cli {
 
@@ -26,10 +29,51 @@ namespace {
 
 constexpr double kDegToRad = std::numbers::pi / 180.0;
 
-/// What both commands need before drawing: the skeleton, the clips and the playback.
+/// The real avatar mesh drawn by the renderer: the Appearance's skinned meshes (SoA) converted
+/// into reusable AoS arrays each frame (no allocation per frame), flat index lists built once,
+/// one flat colour per mesh. The skirt is left out: the viewer draws it only with a skirt
+/// wearable, and clothing is not implemented.
+class AvatarMeshBody {
+public:
+    explicit AvatarMeshBody(const Appearance& appearance) : snapshot_(appearance) {
+        const auto meshes = snapshot_.meshes();
+        indices_.resize(meshes.size());
+        for (std::size_t k = 0; k < meshes.size(); ++k) {
+            const ExportMesh& m = meshes[k];
+            if (m.name == "skirtMesh" || m.positions.empty() || m.faces.empty()) continue;
+            indices_[k].reserve(3 * m.faces.size());
+            for (const auto& f : m.faces) indices_[k].insert(indices_[k].end(), f.begin(), f.end());
+            gfx::RenderMesh rm;
+            rm.positions = m.positions;
+            rm.normals = m.normals;
+            rm.indices32 = indices_[k];
+            rm.colour = colour_of(m.name);
+            render_.push_back(rm);
+        }
+    }
+    /// Copies the appearance's skinned vertices (the spans of meshes() stay valid).
+    void update(const Appearance& appearance) { snapshot_.capture(appearance); }
+    [[nodiscard]] std::span<const gfx::RenderMesh> meshes() const { return render_; }
+
+private:
+    static gfx::Rgba colour_of(std::string_view type) {
+        if (type == "hairMesh") return {0.30f, 0.20f, 0.13f, 1.f};
+        if (type == "eyelashMesh") return {0.12f, 0.09f, 0.08f, 1.f};
+        if (type.starts_with("eyeBall")) return {0.90f, 0.90f, 0.92f, 1.f};
+        return {0.80f, 0.60f, 0.48f, 1.f};  // skin
+    }
+    SkinnedMeshSnapshot snapshot_;
+    std::vector<std::vector<std::uint32_t>> indices_;
+    std::vector<gfx::RenderMesh> render_;
+};
+
+/// What both commands need before drawing: the skeleton, the clips, the playback and, with
+/// --character, the avatar mesh.
 struct Setup {
     std::shared_ptr<const Skeleton> skeleton;
     std::unique_ptr<gfx::Playback> playback;
+    std::shared_ptr<const LoadedAppearance> appearance;  ///< null without --character
+    std::unique_ptr<AvatarMeshBody> mesh;               ///< null without --character
     std::string title;  ///< the files' stems, for captions
 };
 
@@ -46,15 +90,21 @@ std::optional<int> setup(const char* cmd, std::ostream& err, const GfxOptions& o
         return 1;
     }
     s.skeleton = *skel;
-    for (const auto& w : o.wearables) {
-        if (!std::filesystem::exists(w)) {
-            err << fmt::format("slanim {}: --wearable {}: no such file\n", cmd, w);
+    if (!o.wearables.empty() && o.character.empty()) {
+        err << fmt::format(
+            "slanim {}: --wearable needs --character DIR: without a character folder there is no "
+            "avatar mesh (the generated body has no visual params)\n",
+            cmd);
+        return 2;
+    }
+    if (!o.character.empty()) {  // the real avatar mesh, skinned on the CPU
+        auto la = load_cli_appearance(o.character, s.skeleton, o.wearables);
+        if (!la) {
+            err << fmt::format("slanim {}: {}\n", cmd, la.error().describe());
             return 1;
         }
-        err << fmt::format(
-            "slanim {}: --wearable {}: avatar appearance (wearables, visual params, .llm meshes) "
-            "is not implemented yet; showing the generated body without it\n",
-            cmd, w);
+        for (const std::string& note : la->notes) err << fmt::format("slanim {}: --wearable {}\n", cmd, note);
+        s.appearance = std::make_shared<const LoadedAppearance>(std::move(*la));
     }
     std::vector<std::shared_ptr<const MotionClip>> clips;
     std::vector<std::string> names;
@@ -80,6 +130,23 @@ std::optional<int> setup(const char* cmd, std::ostream& err, const GfxOptions& o
     ik.enabled = o.solver != "none";
     if (ik.enabled) ik.solver = ik::parse_solver(o.solver).value_or(ik::Solver::Ccd);
     s.playback = std::make_unique<gfx::Playback>(s.skeleton, std::move(clips), o.fps, ik);
+    if (s.appearance) {
+        // Every fresh world (also when scrubbing backwards replays from 0) gets a fresh
+        // component with the wearables applied, so a frame looks the same however it is reached.
+        auto la = s.appearance;
+        auto r = s.playback->set_world_setup([la](World& world, Entity avatar) -> Result<bool> {
+            auto a = la->make();
+            if (!a) return a.error();
+            if (!world.set_appearance(avatar, std::move(*a)))
+                return Error{"the appearance does not fit the skeleton"};
+            return true;
+        });
+        if (!r) {
+            err << fmt::format("slanim {}: {}: {}\n", cmd, o.character, r.error().message);
+            return 1;
+        }
+        s.mesh = std::make_unique<AvatarMeshBody>(*s.playback->world().appearance(s.playback->avatar()));
+    }
     return std::nullopt;
 }
 
@@ -107,14 +174,22 @@ std::optional<int> check_camera(const char* cmd, std::ostream& err, const GfxOpt
     return std::nullopt;
 }
 
-/// Fills `scene` for the playback's current frame.
-void build_frame(gfx::Scene& scene, gfx::Playback& pb, gfx::GeneratedBody& body,
+/// Fills `scene` for the playback's current frame: the avatar mesh when there is one (and the
+/// world's avatar has its appearance), else the generated body.
+void build_frame(gfx::Scene& scene, gfx::Playback& pb, gfx::GeneratedBody& body, AvatarMeshBody* mesh,
                  const gfx::OverlayOptions& overlays, gfx::OrbitCamera& cam) {
     World& world = pb.world();
     const ModelPose& pose = world.model_pose(pb.avatar());
-    body.update(pose.positions, pose.rotations);
+    std::span<const gfx::RenderMesh> meshes;
+    if (const Appearance* a = world.appearance(pb.avatar()); mesh && a) {
+        mesh->update(*a);
+        meshes = mesh->meshes();
+    } else {
+        body.update(pose.positions, pose.rotations);
+        meshes = body.meshes();
+    }
     scene.clear();
-    gfx::build_avatar_scene(scene, world, pb.avatar(), body.meshes(), overlays);
+    gfx::build_avatar_scene(scene, world, pb.avatar(), meshes, overlays);
     cam.follow(pose.positions[static_cast<std::size_t>(pb.skeleton().pelvis())]);
 }
 
@@ -143,7 +218,7 @@ CLI::App* add_view_subcommand(CLI::App& app, GfxOptions& o) {
     auto* v = app.add_subcommand("view", "Play motions on an avatar in an OpenGL window");
     v->add_option("FILE", o.files, "Animation files, all started at t = 0 (none: the built-in demo)");
     v->add_option("--character", o.character, "Viewer character folder (default: embedded skeleton)");
-    v->add_option("--wearable", o.wearables, "LLWearable file (accepted; appearance is not wired yet)");
+    v->add_option("--wearable", o.wearables, "LLWearable files applied in order (shape, skin, hair, eyes); needs --character");
     v->add_option("--solver", o.solver, "Constraint solver: ccd (default), fabrik, viewer or none")
         ->check(CLI::IsMember({"ccd", "fabrik", "viewer", "none"}));
     v->add_option("--fps", o.fps, "Simulation steps per second (default 30)");
@@ -164,7 +239,7 @@ CLI::App* add_render_subcommand(CLI::App& app, GfxOptions& o) {
     r->add_option("--size", o.size, "Image size WxH in pixels (default 800x600)");
     r->add_option("-o,--output", o.output, "Output PNG (written atomically)")->required();
     r->add_option("--character", o.character, "Viewer character folder (default: embedded skeleton)");
-    r->add_option("--wearable", o.wearables, "LLWearable file (accepted; appearance is not wired yet)");
+    r->add_option("--wearable", o.wearables, "LLWearable files applied in order (shape, skin, hair, eyes); needs --character");
     r->add_option("--solver", o.solver, "Constraint solver: ccd (default), fabrik, viewer or none")
         ->check(CLI::IsMember({"ccd", "fabrik", "viewer", "none"}));
     r->add_option("--fps", o.fps, "Simulation steps per second (default 30)");
@@ -211,7 +286,7 @@ int cmd_render(std::ostream& out, std::ostream& err, const GfxOptions& o) {
     ov.label_scale = label_scale(height);
     gfx::OrbitCamera cam = initial_camera(o);
     gfx::Scene scene;
-    build_frame(scene, pb, body, ov, cam);
+    build_frame(scene, pb, body, s.mesh.get(), ov, cam);
     scene.labels.push_back(gfx::Label::at(fmt::format("{}  t = {:.3f} s", s.title, pb.time()), 10.f,
                                           -10.f, gfx::palette::kText, ov.label_scale));
     auto img = (*renderer)->render_image(scene, cam, width, height);
@@ -224,9 +299,9 @@ int cmd_render(std::ostream& out, std::ostream& err, const GfxOptions& o) {
         err << "slanim render: " << w.error().message << "\n";
         return 1;
     }
-    out << fmt::format("{}: {}x{} at t = {:.3f} s (frame {}, {} {})\n", o.output, width, height,
-                       pb.time(), pb.frame(), gfx::platform_name((*ctx)->platform()),
-                       (*ctx)->description());
+    out << fmt::format("{}: {}x{} at t = {:.3f} s (frame {}, {}, {} {})\n", o.output, width, height,
+                       pb.time(), pb.frame(), s.mesh ? "avatar mesh" : "generated body",
+                       gfx::platform_name((*ctx)->platform()), (*ctx)->description());
     return 0;
 }
 
@@ -320,7 +395,7 @@ int cmd_view(std::ostream& out, std::ostream& err, const GfxOptions& o) {
         int w = 0, h = 0;
         gl.drawable_size(w, h);
         ov.label_scale = label_scale(h);
-        build_frame(scene, pb, body, ov, cam);
+        build_frame(scene, pb, body, s.mesh.get(), ov, cam);
         const float ls = ov.label_scale;
         scene.labels.push_back(gfx::Label::at(
             fmt::format("{}  t = {:.2f} / {:.2f} s  frame {}  speed x{:g}  {}{}", s.title, pb.time(),

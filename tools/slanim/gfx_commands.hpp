@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // `slanim view` (an SDL2/OpenGL window) and `slanim render` (the same picture offscreen, to a
-// PNG): motions played on one avatar with the generated body and the skeleton, joint-owner and
-// constraint overlays. See docs/viewer.md.
+// PNG): motions played on one avatar — the real avatar mesh of --character DIR (morphed and
+// skinned on the CPU, --wearable applied), else a generated body — with the skeleton,
+// joint-owner and constraint overlays. See docs/viewer.md and docs/mesh-output.md.
 #pragma once
 
 #include <iosfwd>
@@ -19,7 +20,7 @@ namespace slanim::cli {
 struct GfxOptions {
     std::vector<std::string> files;     ///< .anim files, all started at t = 0 (none: the demo)
     std::string character;              ///< viewer character folder (default: embedded skeleton)
-    std::vector<std::string> wearables; ///< accepted; appearance is not wired yet (stderr note)
+    std::vector<std::string> wearables; ///< LLWearable files (body parts applied; needs character)
     std::string solver = "ccd";         ///< ccd, fabrik, viewer or none
     double fps = 30.0;                  ///< fixed simulation rate, (0, 10000]
     bool skeleton = false, owners = false, constraints = false;  ///< overlays at start

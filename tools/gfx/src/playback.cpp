@@ -20,9 +20,20 @@ void Playback::restart() {
     avatar_ = world_->create_avatar(skeleton_);
     MotionController& ctrl = world_->controller(avatar_);
     for (const auto& clip : clips_) ctrl.start(clip);
+    if (setup_) {
+        auto r = setup_(*world_, avatar_);
+        setup_error_ = r ? std::string() : r.error().message;
+    }
     frame_ = 0;
     pending_ = 0.0;
     world_->step(0.f);  // frame 0, like `slanim play`
+}
+
+Result<bool> Playback::set_world_setup(WorldSetup setup) {
+    setup_ = std::move(setup);
+    restart();
+    if (!setup_error_.empty()) return Error{setup_error_};
+    return true;
 }
 
 void Playback::step() {

@@ -15,6 +15,10 @@
 
 namespace slanim {
 
+/// `LLHandMotion::NUM_HAND_POSES` (spec §5.1): valid hand poses are 0..13; the `.anim` reader
+/// also accepts 14, which the hand motion ignores with a warning.
+inline constexpr std::uint32_t kNumHandPoses = 14;
+
 class Skeleton;
 
 struct RotKey {
@@ -68,7 +72,7 @@ struct Motion {
     float loop_in = 0.f, loop_out = 0.f;  ///< seconds
     bool loop = false;
     float ease_in = 0.f, ease_out = 0.f;  ///< seconds
-    std::uint32_t hand_pose = 0;          ///< 0..14
+    std::uint32_t hand_pose = 0;          ///< 0..14 (see kNumHandPoses)
     std::vector<MotionJoint> joints;
     /// Constraints in file order (the viewer's runtime order; its serialize reverses them).
     std::vector<MotionConstraint> constraints;

@@ -116,8 +116,6 @@ inline Result<bool> set_loop_out(Motion& motion, LoopPoint p) { return set_loop_
 /// (the viewer's std::map rule).
 Result<bool> change_speed(Motion& motion, double factor);
 
-/// Number of hand poses a motion may request (0..13; `NUM_HAND_POSES` = 14, spec §5.1).
-inline constexpr std::uint32_t kNumHandPoses = 14;
 /// The enum name of a hand pose, e.g. "HAND_POSE_FIST"; "" past 13.
 std::string_view hand_pose_enum_name(std::uint32_t pose);
 /// Parses a hand pose: a number 0..13, or a name of spec §5.1 with or without the "HAND_POSE_"

@@ -20,9 +20,11 @@
 //
 // Vertex layout (see docs/skinning.md): positions and normals are SoA streams — three float
 // arrays x[], y[], z[] — so that a SIMD register holds one coordinate of 8 (AVX2) or 16
-// (AVX-512) vertices; influences are AoS per vertex (the kernels blend per vertex, then
-// transpose the blended matrices in registers). SoaVec3Buffer owns 64-byte aligned streams;
-// aos_to_soa/soa_to_aos convert.
+// (AVX-512) vertices. SkinningJob takes influences AoS per vertex (SkinIndices4,
+// SkinWeights4); PackedSkinInfluences stores them once, at load time, in blocks of 16 vertices
+// for PackedSkinningJob, the fast path: its AVX-512 kernel reads each matrix element of 16
+// vertices with one register permute of the palette transposed per run. SoaVec3Buffer owns
+// 64-byte aligned streams; aos_to_soa/soa_to_aos convert.
 #pragma once
 
 #include <array>
@@ -274,7 +276,7 @@ struct SkinningJob {
 ///
 /// Layout: vertices in blocks of 16. Per block, a 32-bit header (the block's smallest matrix
 /// index `base` and how widely its indices spread) and 64-byte aligned data: `influences()`
-/// rows of 16 weights (slot k of the 16 vertices; float, or u16 for PackedWeights::Unorm16),
+/// rows of 16 weights (slot k of the 16 vertices; float, or u16 for Weights::Unorm16),
 /// then `influences()` rows of 16 u8 indices relative to `base`, padded to a multiple of 64
 /// bytes. For 4 influences that is 20 bytes per vertex (12 with Unorm16) instead of 24
 /// (SkinIndices4 + SkinWeights4), in one input stream instead of two, and it lets the AVX-512
@@ -292,6 +294,10 @@ public:
     /// 2 m from its joints moves by ≤ 4 · 7.7e-6 · 2 m ≈ 0.06 mm); weights must be in [0, 1].
     enum class Weights : std::uint8_t { Float32, Unorm16 };
     PackedSkinInfluences() = default;
+    PackedSkinInfluences(const PackedSkinInfluences& other);
+    PackedSkinInfluences& operator=(const PackedSkinInfluences& other);
+    PackedSkinInfluences(PackedSkinInfluences&&) noexcept = default;
+    PackedSkinInfluences& operator=(PackedSkinInfluences&&) noexcept = default;
 
     /// Packs the first `influences` slots (1..4) of each vertex; indices ≥ num_matrices are
     /// clamped to num_matrices − 1 (SkinningJob's rule, applied here once). Errors: influences

@@ -36,9 +36,6 @@ struct ModelPose;
 // Hand poses (spec §5)
 // ---------------------------------------------------------------------------------------------
 
-/// `LLHandMotion::NUM_HAND_POSES`: valid requests are 0..13 (the `.anim` reader also accepts
-/// 14, which the hand motion then ignores with a warning).
-inline constexpr int kNumHandPoses = 14;
 /// The visual param of a hand pose (`gHandPoseNames`): "" for 0 (SPREAD, no morph),
 /// "Hands_Relaxed" for 1, …, "Hands_Spread_R" for 13 (PALM_R); nullptr out of range.
 const char* hand_pose_param_name(int pose);

@@ -117,9 +117,10 @@ float add_owner_legend(Scene& scene, const OwnerMap& owners, float x, float y, f
 /// square in the plane, its normal along target − source or the ground normal), the source
 /// point before solving over it (coloured by state: green applied and reachable, red
 /// unreachable, amber zero weight, grey no position curve), a line between them, and the goal
-/// lerp(source, target, W) as a small white dot on top. Every constraint, including masked and out-of-window ones,
-/// gets a legend line "motion #k SOURCE -> TARGET: outcome w=W err=E mm". Legend from (x, y)
-/// down; returns the y below the last line.
+/// lerp(source, target, W) as a small white dot on top. Every constraint, including masked
+/// and out-of-window ones, gets a legend line "motion #k SOURCE -> TARGET: outcome w=W err=E
+/// mm" (oldest motion first, the ik phase's order). Legend from (x, y) down; returns the y
+/// below the last line.
 float add_constraints(Scene& scene, const MotionController& controller, const Skeleton& skeleton,
                       float x, float y, float scale);
 

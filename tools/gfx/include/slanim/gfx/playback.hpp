@@ -5,10 +5,13 @@
 // was reached by playing, stepping or scrubbing.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "slanim/engine/clip.hpp"
+#include "slanim/engine/result.hpp"
 #include "slanim/engine/skeleton.hpp"
 #include "slanim/ik/constraints.hpp"
 #include "slanim/runtime/world.hpp"
@@ -22,6 +25,17 @@ public:
     Playback(std::shared_ptr<const Skeleton> skeleton,
              std::vector<std::shared_ptr<const MotionClip>> clips, double fps,
              const ik::IkSettings& ik = {});
+
+    /// Attaches components to a fresh world: called with the world and the avatar after the
+    /// avatar is created and its clips started, before frame 0's step.
+    using WorldSetup = std::function<Result<bool>(World&, Entity)>;
+    /// Installs `setup` (e.g. World::set_appearance with a fresh Appearance, a puppetry source)
+    /// and restarts, so it applies from frame 0; every later restart() calls it again. Returns
+    /// the setup's result for this restart; a failure in a later restart is kept in
+    /// setup_error() (the world then plays without what the setup would have attached).
+    Result<bool> set_world_setup(WorldSetup setup);
+    /// The last failed setup's message, or empty.
+    [[nodiscard]] const std::string& setup_error() const { return setup_error_; }
 
     /// Loop mode: after a step, every clip whose instance is no longer active is started again
     /// (`MotionController::start`), so non-looping motions repeat. Off by default.
@@ -62,6 +76,8 @@ private:
     long long frame_ = 0;
     double pending_ = 0.0;
     bool loop_ = false;
+    WorldSetup setup_;
+    std::string setup_error_;
 };
 
 }  // namespace slanim::gfx
