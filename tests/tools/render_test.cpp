@@ -222,6 +222,30 @@ TEST(Render, OverlaysOfASitInProcess) {
     EXPECT_GT(count_pixels(owners, first_owner), 50);
 }
 
+TEST(Render, PuppetryReplayMovesTheHeadAndLeftArm) {
+    SKIP_WITHOUT_DATA_OR_GL();
+    const fs::path capture =
+        fs::path(SLANIM_SHARED_DIR) / "puppetry" / "captured_webcam_sample_2022-05-06.txt";
+    if (!fs::exists(capture)) GTEST_SKIP() << "no webcam capture in " << SLANIM_SHARED_DIR;
+    TempDir dir;
+    const std::string stand = (kLinden / "STAND_1.anim").string();
+    const gfx::Image plain = render(dir, "plain.png", {stand, "--time", "0.6", "--yaw", "0"});
+    const gfx::Image pup = render(dir, "pup.png", {stand, "--time", "0.6", "--yaw", "0", "--puppetry",
+                                                   "replay:" + capture.string()});
+    ASSERT_EQ(plain.width, pup.width);
+    // The capture turns the head and pulls the left wrist toward its targets (priority 7 over
+    // the stand): the avatar's silhouette changes.
+    int changed = 0;
+    for (int y = 0; y < plain.height; ++y)
+        for (int x = 0; x < plain.width; ++x) changed += is_skin(plain.pixel(x, y)) != is_skin(pup.pixel(x, y));
+    EXPECT_GT(changed, 30) << "the puppetry replay did not change the picture";
+    // Live sources are refused by render (a picture at --time T must be reproducible).
+    const auto r = test::run_slanim({"render", "--time", "1", "--puppetry", "udp://127.0.0.1:9", "-o",
+                                     dir.file("x.png")});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("replay:FILE"), std::string::npos) << r.err;
+}
+
 TEST(Render, BadOptionsFailWithoutWritingAnything) {
     TempDir dir;
     const std::string out = dir.file("x.png");

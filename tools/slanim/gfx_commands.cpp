@@ -11,6 +11,7 @@
 #include <memory>
 #include <numbers>
 #include <ostream>
+#include <string_view>
 
 #include "appearance_loading.hpp"
 #include "demo_motion.hpp"
@@ -22,6 +23,8 @@
 #include "slanim/gfx/playback.hpp"
 #include "slanim/gfx/renderer.hpp"
 #include "slanim/runtime/appearance.hpp"
+#include "slanim/runtime/puppetry_sources.hpp"
+#include "slanim/runtime/puppetry_stream.hpp"
 
 namespace slanim::cli {
 
@@ -90,6 +93,15 @@ std::optional<int> setup(const char* cmd, std::ostream& err, const GfxOptions& o
         return 1;
     }
     s.skeleton = *skel;
+    if (!o.puppetry.empty() && !o.puppetry.starts_with("replay:") &&
+        (std::string_view(cmd) == "render" ||
+         (!o.puppetry.starts_with("udp://") && o.puppetry != "leap:stdin"))) {
+        err << fmt::format(
+            "slanim {}: --puppetry {}: expected {}\n", cmd, o.puppetry,
+            std::string_view(cmd) == "render" ? "replay:FILE[#loop] (a picture at --time T must be reproducible)"
+                                              : "udp://HOST:PORT, leap:stdin or replay:FILE[#loop]");
+        return 2;
+    }
     if (!o.wearables.empty() && o.character.empty()) {
         err << fmt::format(
             "slanim {}: --wearable needs --character DIR: without a character folder there is no "
@@ -130,22 +142,36 @@ std::optional<int> setup(const char* cmd, std::ostream& err, const GfxOptions& o
     ik.enabled = o.solver != "none";
     if (ik.enabled) ik.solver = ik::parse_solver(o.solver).value_or(ik::Solver::Ccd);
     s.playback = std::make_unique<gfx::Playback>(s.skeleton, std::move(clips), o.fps, ik);
-    if (s.appearance) {
+    if (s.appearance || !o.puppetry.empty()) {
         // Every fresh world (also when scrubbing backwards replays from 0) gets a fresh
-        // component with the wearables applied, so a frame looks the same however it is reached.
+        // appearance with the wearables applied and a fresh puppetry source (a replay starts
+        // over; the previous world, and its socket, is gone by then), so a frame looks the same
+        // however it is reached.
         auto la = s.appearance;
-        auto r = s.playback->set_world_setup([la](World& world, Entity avatar) -> Result<bool> {
-            auto a = la->make();
-            if (!a) return a.error();
-            if (!world.set_appearance(avatar, std::move(*a)))
-                return Error{"the appearance does not fit the skeleton"};
+        auto skeleton = s.skeleton;
+        const std::string spec = o.puppetry;
+        auto r = s.playback->set_world_setup([la, skeleton, spec](World& world, Entity avatar) -> Result<bool> {
+            if (la) {
+                auto a = la->make();
+                if (!a) return a.error();
+                if (!world.set_appearance(avatar, std::move(*a)))
+                    return Error{"the appearance does not fit the skeleton"};
+            }
+            if (!spec.empty()) {  // mixed with the motions at priority 7, like `slanim play`
+                auto runtime = PuppetryRuntime::install(world);
+                runtime->set_default_avatar(world, avatar);
+                auto src = open_puppetry_source(spec, avatar, *skeleton);
+                if (!src) return Error{"--puppetry " + spec + ": " + src.error().describe()};
+                runtime->add_source(std::move(*src));
+            }
             return true;
         });
         if (!r) {
-            err << fmt::format("slanim {}: {}: {}\n", cmd, o.character, r.error().message);
+            err << fmt::format("slanim {}: {}\n", cmd, r.error().message);
             return 1;
         }
-        s.mesh = std::make_unique<AvatarMeshBody>(*s.playback->world().appearance(s.playback->avatar()));
+        if (s.appearance)
+            s.mesh = std::make_unique<AvatarMeshBody>(*s.playback->world().appearance(s.playback->avatar()));
     }
     return std::nullopt;
 }
@@ -222,6 +248,8 @@ CLI::App* add_view_subcommand(CLI::App& app, GfxOptions& o) {
     v->add_option("--solver", o.solver, "Constraint solver: ccd (default), fabrik, viewer or none")
         ->check(CLI::IsMember({"ccd", "fabrik", "viewer", "none"}));
     v->add_option("--fps", o.fps, "Simulation steps per second (default 30)");
+    v->add_option("--puppetry", o.puppetry,
+                  "Mix a puppetry stream at priority 7: udp://HOST:PORT, leap:stdin or replay:FILE[#loop]");
     v->add_flag("--skeleton", o.skeleton, "Start with the skeleton overlay (key K)");
     v->add_flag("--owners", o.owners, "Start with the joint-owner overlay (key O)");
     v->add_flag("--constraints", o.constraints, "Start with the constraint overlay (key C)");
@@ -243,6 +271,7 @@ CLI::App* add_render_subcommand(CLI::App& app, GfxOptions& o) {
     r->add_option("--solver", o.solver, "Constraint solver: ccd (default), fabrik, viewer or none")
         ->check(CLI::IsMember({"ccd", "fabrik", "viewer", "none"}));
     r->add_option("--fps", o.fps, "Simulation steps per second (default 30)");
+    r->add_option("--puppetry", o.puppetry, "Mix a recorded puppetry capture at priority 7: replay:FILE[#loop]");
     r->add_flag("--skeleton", o.skeleton, "Draw the skeleton");
     r->add_flag("--owners", o.owners, "Colour the skeleton by the motion owning each joint, with a legend");
     r->add_flag("--constraints", o.constraints, "Draw the constraint sources, targets and goals, with a legend");

@@ -22,6 +22,9 @@ struct GfxOptions {
     std::string character;              ///< viewer character folder (default: embedded skeleton)
     std::vector<std::string> wearables; ///< LLWearable files (body parts applied; needs character)
     std::string solver = "ccd";         ///< ccd, fabrik, viewer or none
+    /// --puppetry SOURCE (runtime/puppetry_sources.hpp); empty: none. `render` takes only
+    /// `replay:FILE` (a picture at time T must be reproducible).
+    std::string puppetry;
     double fps = 30.0;                  ///< fixed simulation rate, (0, 10000]
     bool skeleton = false, owners = false, constraints = false;  ///< overlays at start
     std::optional<double> yaw_deg, pitch_deg, distance;          ///< camera (default: 25°, 9°, 4 m)
