@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // LLSD value, XML (pugixml) and notation serializations. See llsd.hpp for the accepted forms.
+#include "shown_text.hpp"
 #include "slanim/engine/llsd.hpp"
 
 #include <fmt/format.h>
@@ -36,20 +37,7 @@ std::string_view trim_ws(std::string_view s) {
 
 // A short, printable rendering of input text for messages: at most 24 bytes, control and
 // non-ASCII bytes as \xNN.
-std::string shown(std::string_view s) {
-    constexpr std::size_t kMax = 24;
-    std::string out = "'";
-    for (std::size_t i = 0; i < s.size() && i < kMax; ++i) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        if (c < 0x20 || c >= 0x7F || c == '\'' || c == '\\')
-            out += fmt::format("\\x{:02X}", static_cast<unsigned>(c));
-        else
-            out += static_cast<char>(c);
-    }
-    if (s.size() > kMax) out += "...";
-    out += "'";
-    return out;
-}
+std::string shown(std::string_view s) { return detail::shown_text(s, 24); }
 
 // Strict decimal 32-bit integer: optional sign, then digits only.
 bool parse_int32(std::string_view s, std::int32_t& out) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Webcam capture reader and LEAP `set` message conversion into PuppetryFrame (spec §9.4,
 // llpuppetmodule.cpp). See puppetry_capture.hpp for the accepted forms.
+#include "shown_text.hpp"
 #include "slanim/engine/puppetry_capture.hpp"
 
 #include <fmt/format.h>
@@ -23,20 +24,7 @@ constexpr int kMaxLiteralDepth = 64;
 
 constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-std::string shown(std::string_view s) {
-    constexpr std::size_t kMax = 32;
-    std::string out = "'";
-    for (std::size_t i = 0; i < s.size() && i < kMax; ++i) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        if (c < 0x20 || c >= 0x7F || c == '\'' || c == '\\')
-            out += fmt::format("\\x{:02X}", static_cast<unsigned>(c));
-        else
-            out += static_cast<char>(c);
-    }
-    if (s.size() > kMax) out += "...";
-    out += "'";
-    return out;
-}
+std::string shown(std::string_view s) { return detail::shown_text(s, 32); }
 
 // ---- joint values (shared by captures and LEAP) -----------------------------------------------
 
