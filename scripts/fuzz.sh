@@ -15,7 +15,7 @@ FUZZERS=(
   "bvh|the BVH reader/writer|bvh -iname *.bvh"
   "bvj|the BVJ reader and converters|"
   "llm|the .llm mesh reader/writer|sl-character -name *.llm"
-  "wearable|the wearable and avatar_lad.xml readers|wearables -name *.dat -o -name avatar_lad.xml"
+  "wearable|the wearable and avatar_lad.xml readers|. -path *wearables/*.dat -o -name avatar_lad.xml"
   "llsd|the LLSD notation and XML readers|poses -name *.xml"
   "puppetry|the puppetry event block codec|"
   "relay|the puppetry relay (datagrams, capability requests, ticks)|"
