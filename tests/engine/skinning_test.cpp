@@ -466,6 +466,37 @@ TEST(SkinningJob, FewerInfluencesIgnoreTheOtherSlots) {
     EXPECT_FALSE(bad.validate());
 }
 
+/// SlSkinningJob on every supported ISA against the double-precision reference of the SL
+/// weight encoding (entry floor(w) blended element-wise with the next by fract(w)).
+void expect_sl_skinning_matches(const std::vector<SkinMatrix>& mats, const std::vector<float>& w,
+                                const Mesh& mesh, const std::string& label) {
+    const std::size_t n = w.size(), entries = mats.size();
+    std::vector<Ref> want(n);
+    for (std::size_t v = 0; v < n; ++v) {
+        const double wd = w[v];
+        const auto i = static_cast<std::size_t>(std::floor(wd));
+        const std::size_t j = std::min(i + 1, entries - 1);
+        const double f = wd - std::floor(wd);
+        std::array<double, 12> m{};
+        for (std::size_t e = 0; e < 12; ++e) m[e] = (1.0 - f) * mats[i].m[e] + f * mats[j].m[e];
+        want[v] = reference(m, mesh.pos[v], mesh.nrm[v]);
+    }
+    for (SkinningIsa isa : all_isas()) {
+        if (!skinning_isa_supported(isa)) continue;
+        SoaVec3Buffer op(n), on(n);
+        SlSkinningJob job;
+        job.matrices = mats;
+        job.weights = w;
+        job.in_positions = mesh.in_p.in();
+        job.in_normals = mesh.in_n.in();
+        job.out_positions = op.out();
+        job.out_normals = on.out();
+        job.isa = isa;
+        ASSERT_TRUE(job.run());
+        expect_matches(want, op, &on, isa, label.c_str());
+    }
+}
+
 TEST(SlSkinningJob, EveryVertexOfEveryIsaMatchesTheReference) {
     std::mt19937 rng(3);
     const std::size_t entries = 15;
@@ -486,30 +517,7 @@ TEST(SlSkinningJob, EveryVertexOfEveryIsaMatchesTheReference) {
         }
         w[0] = 0.f;
         ASSERT_TRUE(check_sl_weights(w, entries).ok());
-        std::vector<Ref> want(n);
-        for (std::size_t v = 0; v < n; ++v) {
-            const double wd = w[v];
-            const auto i = static_cast<std::size_t>(std::floor(wd));
-            const std::size_t j = std::min(i + 1, entries - 1);
-            const double f = wd - std::floor(wd);
-            std::array<double, 12> m{};
-            for (std::size_t e = 0; e < 12; ++e) m[e] = (1.0 - f) * mats[i].m[e] + f * mats[j].m[e];
-            want[v] = reference(m, mesh.pos[v], mesh.nrm[v]);
-        }
-        for (SkinningIsa isa : all_isas()) {
-            if (!skinning_isa_supported(isa)) continue;
-            SoaVec3Buffer op(n), on(n);
-            SlSkinningJob job;
-            job.matrices = mats;
-            job.weights = w;
-            job.in_positions = mesh.in_p.in();
-            job.in_normals = mesh.in_n.in();
-            job.out_positions = op.out();
-            job.out_normals = on.out();
-            job.isa = isa;
-            ASSERT_TRUE(job.run());
-            expect_matches(want, op, &on, isa, "SL encoding");
-        }
+        expect_sl_skinning_matches(mats, w, mesh, "SL encoding");
     }
 }
 
@@ -930,30 +938,7 @@ TEST(SlSkinningJob, LongListsTakeEveryPath) {
         std::vector<float> w(n);
         std::uniform_real_distribution<float> u(0.f, static_cast<float>(entries - 1));
         for (std::size_t v = 0; v < n; ++v) w[v] = v % 7 == 3 ? static_cast<float>(entries - 1) : u(rng);
-        std::vector<Ref> want(n);
-        for (std::size_t v = 0; v < n; ++v) {
-            const double wd = w[v];
-            const auto i = static_cast<std::size_t>(std::floor(wd));
-            const std::size_t j = std::min(i + 1, entries - 1);
-            const double f = wd - std::floor(wd);
-            std::array<double, 12> m{};
-            for (std::size_t e = 0; e < 12; ++e) m[e] = (1.0 - f) * mats[i].m[e] + f * mats[j].m[e];
-            want[v] = reference(m, mesh.pos[v], mesh.nrm[v]);
-        }
-        for (SkinningIsa isa : all_isas()) {
-            if (!skinning_isa_supported(isa)) continue;
-            SoaVec3Buffer op(n), on(n);
-            SlSkinningJob job;
-            job.matrices = mats;
-            job.weights = w;
-            job.in_positions = mesh.in_p.in();
-            job.in_normals = mesh.in_n.in();
-            job.out_positions = op.out();
-            job.out_normals = on.out();
-            job.isa = isa;
-            ASSERT_TRUE(job.run());
-            expect_matches(want, op, &on, isa, ("SL list of " + std::to_string(entries)).c_str());
-        }
+        expect_sl_skinning_matches(mats, w, mesh, "SL list of " + std::to_string(entries));
     }
 }
 
