@@ -2,7 +2,7 @@
 // Chain solver benchmarks on SL-arm-like chains (spec §4): CCD, FABRIK and the analytic two-bone
 // solver. Not part of ctest; run
 //
-//     build/benchmarks/slanim_benchmarks --benchmark_filter='Ccd|Fabrik|TwoBone'
+//     build/benchmarks/slanim_bench_ik --benchmark_filter='Ccd|Fabrik|TwoBone'
 //
 // The argument is the number of joints n: 2 = elbow→wrist, 3 = shoulder→elbow→wrist,
 // 4 = collar→shoulder→elbow→wrist (bones 0.08, 0.25, 0.2 m along +Y as the left arm, the
@@ -17,7 +17,7 @@
 #include <cmath>
 #include <random>
 
-#include "slanim/engine/math.hpp"
+#include "slanim/core/math.hpp"
 #include "slanim/ik/solvers.hpp"
 
 namespace {

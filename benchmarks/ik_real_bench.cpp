@@ -10,10 +10,11 @@
 #include <filesystem>
 #include <vector>
 
-#include "slanim/engine/clip.hpp"
-#include "slanim/engine/motion.hpp"
+#include "slanim/core/clip.hpp"
+#include "slanim/core/motion.hpp"
 #include "slanim/ik/constraints.hpp"
 #include "slanim/runtime/world.hpp"
+#include "slanim/formats/anim_codec.hpp"
 
 namespace fs = std::filesystem;
 using namespace slanim;

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "slanim/engine/llsd.hpp"
-#include "slanim/engine/puppetry.hpp"
-#include "slanim/engine/puppetry_capture.hpp"
+#include "slanim/formats/llsd.hpp"
+#include "slanim/puppetry/event_block.hpp"
+#include "slanim/puppetry/capture.hpp"
 
 namespace {
 

@@ -6,9 +6,9 @@
 
 #include <vector>
 
-#include "slanim/engine/puppetry.hpp"
-#include "slanim/runtime/puppetry_net.hpp"
-#include "slanim/runtime/puppetry_stream.hpp"
+#include "slanim/puppetry/event_block.hpp"
+#include "slanim/puppetry/datagram.hpp"
+#include "slanim/runtime/puppetry.hpp"
 
 using namespace slanim;
 

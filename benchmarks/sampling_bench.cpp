@@ -2,7 +2,7 @@
 // Sampling and per-avatar frame benchmarks: slanim against a baseline that mirrors the viewer's
 // data structures (spec §2.1, §3.4, §10). Not part of ctest; run
 //
-//     build/benchmarks/slanim_benchmarks --benchmark_min_time=0.2
+//     build/benchmarks/slanim_bench_sampling --benchmark_min_time=0.2
 //
 // Every case comes in pairs that line up in the table:
 //   BM_<what>/viewer_map — std::map<float, Key> per curve, lower_bound per curve per frame,
@@ -28,14 +28,15 @@
 #include <string>
 #include <vector>
 
-#include "slanim/engine/blend.hpp"
-#include "slanim/engine/clip.hpp"
-#include "slanim/engine/local_to_model.hpp"
-#include "slanim/engine/math.hpp"
-#include "slanim/engine/motion.hpp"
-#include "slanim/engine/skeleton.hpp"
+#include "slanim/core/blend.hpp"
+#include "slanim/core/clip.hpp"
+#include "slanim/core/local_to_model.hpp"
+#include "slanim/core/math.hpp"
+#include "slanim/core/motion.hpp"
+#include "slanim/core/skeleton.hpp"
 #include "slanim/runtime/motion_controller.hpp"
 #include "slanim/runtime/world.hpp"
+#include "slanim/formats/anim_codec.hpp"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // CPU skinning benchmarks (docs/skinning.md). Not part of ctest; run
 //
-//     build/benchmarks/slanim_benchmarks --benchmark_filter=Skin --benchmark_min_time=0.1
+//     build/benchmarks/slanim_bench_skinning --benchmark_filter=Skin --benchmark_min_time=0.1
 //         --benchmark_repetitions=5 --benchmark_report_aggregates_only=true   (one line)
 //
 // Every case runs each kernel: /isa:1 scalar (the baseline), /isa:2 AVX2, /isa:3 AVX-512
@@ -35,10 +35,11 @@
 #include <utility>
 #include <vector>
 
-#include "slanim/engine/llm.hpp"
-#include "slanim/engine/local_to_model.hpp"
-#include "slanim/engine/skeleton.hpp"
-#include "slanim/engine/skinning.hpp"
+#include "slanim/appearance/llm.hpp"
+#include "slanim/core/local_to_model.hpp"
+#include "slanim/core/skeleton.hpp"
+#include "slanim/core/skinning.hpp"
+#include "slanim/formats/skeleton_xml.hpp"
 
 namespace {
 
@@ -327,7 +328,7 @@ const Avatar& avatar() {
     static const Avatar av = [] {
         Avatar a;
         const std::filesystem::path dir = std::filesystem::path(SLANIM_SHARED_DIR) / "sl-character";
-        auto sk = Skeleton::load(dir);
+        auto sk = load_skeleton(dir);
         if (!sk.ok()) {
             a.error = "../shared/sl-character: " + sk.error().describe();
             return a;

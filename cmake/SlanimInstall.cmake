@@ -1,19 +1,33 @@
-# Installation: headers, static libraries, the slanim command, a CMake package
-# (find_package(slanim) → slanim::engine, slanim::ik, slanim::runtime) and a pkg-config file.
+# Installation: every module's headers and static library, the slanim command, a CMake package
+# (find_package(slanim [COMPONENTS core formats appearance puppetry ik runtime net]) →
+# slanim::<module>, plus the umbrella slanim::engine) and pkg-config files: slanim-<module>.pc
+# per library and slanim.pc for all of them.
 include(CMakePackageConfigHelpers)
 
-install(TARGETS slanim_engine slanim_ik slanim_runtime EXPORT slanimTargets
+get_property(slanim_modules GLOBAL PROPERTY SLANIM_INSTALLED_MODULES)
+file(RELATIVE_PATH SLANIM_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
+set(slanim_module_targets "")
+foreach(module IN LISTS slanim_modules)
+  list(APPEND slanim_module_targets slanim_${module})
+  get_property(dir GLOBAL PROPERTY SLANIM_MODULE_DIR_${module})
+  install(DIRECTORY ${dir}/include/slanim DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  get_property(SLANIM_PC_REQUIRES GLOBAL PROPERTY SLANIM_MODULE_PC_REQUIRES_${module})
+  get_property(SLANIM_PC_REQUIRES_PRIVATE GLOBAL PROPERTY SLANIM_MODULE_PC_REQUIRES_PRIVATE_${module})
+  set(SLANIM_PC_MODULE ${module})
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/slanim-module.pc.in
+                 ${PROJECT_BINARY_DIR}/pkgconfig/slanim-${module}.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/pkgconfig/slanim-${module}.pc
+          DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endforeach()
+
+install(TARGETS ${slanim_module_targets} slanim_engine EXPORT slanimTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-foreach(module engine ik runtime)
-  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${module}/include/slanim
-          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-endforeach()
-
 install(EXPORT slanimTargets NAMESPACE slanim::
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/slanim)
+set(SLANIM_MODULES ${slanim_modules})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/slanimConfig.cmake.in
   ${PROJECT_BINARY_DIR}/slanimConfig.cmake
   INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/slanim)
@@ -22,5 +36,7 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/slanimConfigVersion.cmake
 install(FILES ${PROJECT_BINARY_DIR}/slanimConfig.cmake ${PROJECT_BINARY_DIR}/slanimConfigVersion.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/slanim)
 
-configure_file(${PROJECT_SOURCE_DIR}/cmake/slanim.pc.in ${PROJECT_BINARY_DIR}/slanim.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/slanim.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+list(TRANSFORM slanim_modules PREPEND "slanim-" OUTPUT_VARIABLE slanim_pc_all)
+list(JOIN slanim_pc_all " " SLANIM_PC_ALL)
+configure_file(${PROJECT_SOURCE_DIR}/cmake/slanim.pc.in ${PROJECT_BINARY_DIR}/pkgconfig/slanim.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/pkgconfig/slanim.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -37,11 +37,12 @@
 #include <utility>
 #include <vector>
 
-#include "slanim/engine/anim_format.hpp"
-#include "slanim/engine/clip.hpp"
-#include "slanim/engine/math.hpp"
-#include "slanim/engine/motion.hpp"
-#include "slanim/engine/skeleton.hpp"
+#include "slanim/formats/anim.hpp"
+#include "slanim/core/clip.hpp"
+#include "slanim/core/math.hpp"
+#include "slanim/core/motion.hpp"
+#include "slanim/core/skeleton.hpp"
+#include "slanim/formats/anim_codec.hpp"
 #include "fuzz_seeds.hpp"
 
 namespace {

@@ -33,8 +33,7 @@
 #include <utility>
 #include <vector>
 
-#include "slanim/engine/anim_format.hpp"
-#include "slanim/engine/bvh.hpp"
+#include "slanim/formats/bvh.hpp"
 #include "fuzz_seeds.hpp"
 
 namespace {

@@ -27,8 +27,8 @@
 #include <vector>
 
 #include "fuzz_seeds.hpp"
-#include "slanim/engine/bvj.hpp"
-#include "slanim/engine/skeleton.hpp"
+#include "slanim/formats/bvj.hpp"
+#include "slanim/core/skeleton.hpp"
 
 namespace {
 

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "slanim/engine/anim_format.hpp"
+#include "slanim/formats/io.hpp"
 
 namespace slanim::fuzz {
 

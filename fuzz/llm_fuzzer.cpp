@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "fuzz_seeds.hpp"
-#include "slanim/engine/llm.hpp"
+#include "slanim/appearance/llm.hpp"
 
 namespace {
 

@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "slanim/engine/llsd.hpp"
+#include "slanim/formats/llsd.hpp"
 #include "fuzz_seeds.hpp"
 
 namespace {

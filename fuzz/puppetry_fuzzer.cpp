@@ -25,7 +25,7 @@
 #include <utility>
 #include <vector>
 
-#include "slanim/engine/puppetry.hpp"
+#include "slanim/puppetry/event_block.hpp"
 #include "fuzz_seeds.hpp"
 
 namespace {

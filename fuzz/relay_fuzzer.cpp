@@ -35,10 +35,10 @@
 #include <vector>
 
 #include "fuzz_seeds.hpp"
-#include "slanim/engine/llsd.hpp"
-#include "slanim/engine/puppetry.hpp"
-#include "slanim/runtime/puppetry_net.hpp"
-#include "slanim/runtime/puppetry_relay.hpp"
+#include "slanim/formats/llsd.hpp"
+#include "slanim/puppetry/event_block.hpp"
+#include "slanim/puppetry/datagram.hpp"
+#include "slanim/net/relay.hpp"
 
 namespace {
 

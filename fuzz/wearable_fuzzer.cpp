@@ -29,8 +29,8 @@
 #include <vector>
 
 #include "fuzz_seeds.hpp"
-#include "slanim/engine/avatar_definition.hpp"
-#include "slanim/engine/wearable.hpp"
+#include "slanim/appearance/avatar_definition.hpp"
+#include "slanim/appearance/wearable.hpp"
 
 namespace {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "slanim/engine/clip.hpp"
-#include "slanim/engine/motion.hpp"
-#include "slanim/engine/skeleton.hpp"
+#include "slanim/core/clip.hpp"
+#include "slanim/core/motion.hpp"
+#include "slanim/core/skeleton.hpp"
 
 namespace slanim::test {
 

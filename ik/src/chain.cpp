@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "slanim/engine/skeleton.hpp"
+#include "slanim/core/skeleton.hpp"
 
 namespace slanim::ik {
 

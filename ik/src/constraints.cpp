@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "slanim/engine/clip.hpp"
-#include "slanim/engine/skeleton.hpp"
+#include "slanim/core/clip.hpp"
+#include "slanim/core/skeleton.hpp"
 
 namespace slanim::ik {
 

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "slanim/engine/local_to_model.hpp"
+#include "slanim/core/local_to_model.hpp"
 #include "slanim/runtime/world.hpp"
 
 namespace slanim {

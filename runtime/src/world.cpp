@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "slanim/runtime/world.hpp"
 
-#include "slanim/engine/local_to_model.hpp"
+#include "slanim/core/local_to_model.hpp"
 #include "slanim/runtime/appearance.hpp"
 
 namespace slanim {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <gtest/gtest.h>
 
-#include "slanim/engine/skeleton.hpp"
+#include "slanim/core/skeleton.hpp"
 #include "slanim/ik/chain.hpp"
 
 using namespace slanim;

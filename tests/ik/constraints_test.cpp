@@ -6,10 +6,11 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "slanim/engine/clip.hpp"
-#include "slanim/engine/motion.hpp"
+#include "slanim/core/clip.hpp"
+#include "slanim/core/motion.hpp"
 #include "slanim/ik/constraints.hpp"
 #include "slanim/runtime/world.hpp"
+#include "slanim/formats/anim_codec.hpp"
 #include "test_util.hpp"
 
 namespace fs = std::filesystem;

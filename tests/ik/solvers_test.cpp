@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "slanim/engine/math.hpp"
+#include "slanim/core/math.hpp"
 #include "slanim/ik/solvers.hpp"
 
 using namespace slanim;

@@ -5,9 +5,11 @@
 #include <cmath>
 #include <filesystem>
 
-#include "slanim/engine/visual_params.hpp"
+#include "slanim/appearance/visual_params.hpp"
 #include "slanim/runtime/appearance.hpp"
 #include "slanim/runtime/world.hpp"
+#include "slanim/formats/anim_codec.hpp"
+#include "slanim/formats/skeleton_xml.hpp"
 #include "test_util.hpp"
 
 using namespace slanim;
@@ -304,7 +306,7 @@ TEST(Appearance, RealLindenAnimationDrivesHandAndEmoteMorphs) {
     const auto anim = shared / "anims" / "linden" / "PUNCH_R.anim";  // hand pose fist, Express_Frown
     if (!std::filesystem::exists(dir / "avatar_lad.xml") || !std::filesystem::exists(anim))
         GTEST_SKIP() << "reference data not found under " << SLANIM_SHARED_DIR;
-    auto skel = Skeleton::load(dir);
+    auto skel = load_skeleton(dir);
     ASSERT_TRUE(skel) << skel.error().describe();
     auto model = load_appearance_model(dir, *skel);
     ASSERT_TRUE(model) << model.error().describe();

@@ -5,8 +5,9 @@
 #include <cmath>
 #include <filesystem>
 
-#include "slanim/engine/motion.hpp"
+#include "slanim/core/motion.hpp"
 #include "slanim/runtime/world.hpp"
+#include "slanim/formats/anim_codec.hpp"
 
 using namespace slanim;
 namespace fs = std::filesystem;

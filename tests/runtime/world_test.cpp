@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <gtest/gtest.h>
 
-#include "slanim/engine/local_to_model.hpp"
+#include "slanim/core/local_to_model.hpp"
 #include "slanim/runtime/world.hpp"
 #include "test_util.hpp"
 

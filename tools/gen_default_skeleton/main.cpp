@@ -13,7 +13,8 @@
 #include <string_view>
 #include <system_error>
 
-#include "slanim/engine/skeleton.hpp"
+#include "slanim/core/skeleton.hpp"
+#include "slanim/formats/skeleton_xml.hpp"
 
 namespace {
 
@@ -102,14 +103,14 @@ constexpr std::string_view kPrologue = R"(// SPDX-License-Identifier: MIT
 // viewer's character folder: joint names, hierarchy, aliases and numeric attributes read from
 // avatar_skeleton.xml and the <attachment_point> elements of avatar_lad.xml.
 // Regenerate with:
-//   slanim_gen_default_skeleton CHARACTER_DIR engine/src/default_skeleton_data.cpp
+//   slanim_gen_default_skeleton CHARACTER_DIR engine/core/src/default_skeleton_data.cpp
 #include <cstddef>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "slanim/engine/skeleton.hpp"
+#include "slanim/core/skeleton.hpp"
 
 namespace {
 

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "slanim/engine/result.hpp"
-#include "slanim/engine/skeleton.hpp"
-#include "slanim/engine/visual_params.hpp"
-#include "slanim/engine/wearable.hpp"
+#include "slanim/core/result.hpp"
+#include "slanim/core/skeleton.hpp"
+#include "slanim/appearance/visual_params.hpp"
+#include "slanim/appearance/wearable.hpp"
 
 namespace slanim {
 class Appearance;  // slanim/runtime/appearance.hpp

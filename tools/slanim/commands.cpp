@@ -27,14 +27,16 @@
 #include "loading.hpp"
 #include "mesh_export.hpp"
 #include "relay_command.hpp"
-#include "slanim/engine/anim_format.hpp"
-#include "slanim/engine/bvh.hpp"
-#include "slanim/engine/bvh_import.hpp"
-#include "slanim/engine/clip.hpp"
-#include "slanim/engine/motion.hpp"
-#include "slanim/engine/skeleton.hpp"
-#include "slanim/runtime/puppetry_sources.hpp"
+#include "slanim/formats/anim.hpp"
+#include "slanim/formats/bvh.hpp"
+#include "slanim/formats/bvh_import.hpp"
+#include "slanim/core/clip.hpp"
+#include "slanim/core/motion.hpp"
+#include "slanim/core/skeleton.hpp"
+#include "slanim/net/puppetry_sources.hpp"
 #include "slanim/runtime/world.hpp"
+#include "slanim/formats/io.hpp"
+#include "slanim/formats/anim_codec.hpp"
 
 namespace slanim::cli {
 
@@ -284,7 +286,7 @@ int cmd_play(Context& c, const PlayOptions& o) {
 
     World world;
     // --puppetry: the stream goes through the world's ingest phase and mixes with the motions
-    // at priority 7 (puppetry_stream.hpp). A replay runs on the world-step clock (simulated
+    // at priority 7 (slanim/runtime/puppetry.hpp). A replay runs on the world-step clock (simulated
     // time); live sources are paced in real time below.
     std::shared_ptr<PuppetryRuntime> puppetry;
     PuppetrySource* source = nullptr;

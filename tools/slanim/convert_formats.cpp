@@ -6,13 +6,15 @@
 #include <ostream>
 #include <variant>
 
-#include "slanim/engine/anim_format.hpp"
-#include "slanim/engine/bvh.hpp"
-#include "slanim/engine/bvh_export.hpp"
-#include "slanim/engine/bvj.hpp"
-#include "slanim/engine/motion.hpp"
-#include "slanim/engine/poser.hpp"
-#include "slanim/engine/skeleton.hpp"
+#include "slanim/formats/anim.hpp"
+#include "slanim/formats/bvh.hpp"
+#include "slanim/formats/bvh_export.hpp"
+#include "slanim/formats/bvj.hpp"
+#include "slanim/core/motion.hpp"
+#include "slanim/formats/poser.hpp"
+#include "slanim/core/skeleton.hpp"
+#include "slanim/formats/io.hpp"
+#include "slanim/formats/anim_codec.hpp"
 
 namespace slanim::cli {
 

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "slanim/engine/bvh_import.hpp"
+#include "slanim/formats/bvh_import.hpp"
 
 namespace slanim::cli {
 

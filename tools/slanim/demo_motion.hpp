@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "slanim/engine/motion.hpp"
+#include "slanim/core/motion.hpp"
 
 namespace slanim::cli {
 

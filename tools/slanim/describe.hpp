@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "slanim/engine/anim_format.hpp"
-#include "slanim/engine/motion.hpp"
+#include "slanim/formats/anim.hpp"
+#include "slanim/core/motion.hpp"
 
 namespace slanim::cli {
 

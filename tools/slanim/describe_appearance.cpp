@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <map>
 
-#include "slanim/engine/avatar_definition.hpp"
-#include "slanim/engine/llm.hpp"
-#include "slanim/engine/wearable.hpp"
+#include "slanim/appearance/avatar_definition.hpp"
+#include "slanim/appearance/llm.hpp"
+#include "slanim/appearance/wearable.hpp"
 
 namespace slanim::cli {
 

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "slanim/engine/result.hpp"
+#include "slanim/core/result.hpp"
 
 namespace slanim::cli {
 

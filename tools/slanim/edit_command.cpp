@@ -14,9 +14,11 @@
 #include <system_error>
 
 #include "loading.hpp"
-#include "slanim/engine/anim_format.hpp"
-#include "slanim/engine/motion.hpp"
-#include "slanim/engine/skeleton.hpp"
+#include "slanim/formats/anim.hpp"
+#include "slanim/core/motion.hpp"
+#include "slanim/core/skeleton.hpp"
+#include "slanim/formats/io.hpp"
+#include "slanim/formats/anim_codec.hpp"
 
 namespace slanim::cli {
 

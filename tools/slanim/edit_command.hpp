@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "slanim/engine/motion_edit.hpp"
+#include "slanim/formats/motion_edit.hpp"
 
 namespace CLI {
 class App;

@@ -17,14 +17,14 @@
 #include "demo_motion.hpp"
 #include "loading.hpp"
 #include "mesh_export.hpp"
-#include "slanim/engine/clip.hpp"
+#include "slanim/core/clip.hpp"
 #include "slanim/gfx/avatar_scene.hpp"
 #include "slanim/gfx/gl_context.hpp"
 #include "slanim/gfx/playback.hpp"
 #include "slanim/gfx/renderer.hpp"
 #include "slanim/runtime/appearance.hpp"
-#include "slanim/runtime/puppetry_sources.hpp"
-#include "slanim/runtime/puppetry_stream.hpp"
+#include "slanim/net/puppetry_sources.hpp"
+#include "slanim/runtime/puppetry.hpp"
 
 namespace slanim::cli {
 

@@ -14,10 +14,11 @@
 
 #include "loading.hpp"
 #include "plot.hpp"
-#include "slanim/engine/clip.hpp"
+#include "slanim/core/clip.hpp"
 #include "slanim/ik/constraints.hpp"
 #include "slanim/ik/solvers.hpp"
 #include "slanim/runtime/world.hpp"
+#include "slanim/formats/io.hpp"
 
 namespace slanim::cli {
 

@@ -2,12 +2,15 @@
 #include "loading.hpp"
 
 #include <fmt/format.h>
+#include "slanim/formats/io.hpp"
+#include "slanim/formats/anim_codec.hpp"
+#include "slanim/formats/skeleton_xml.hpp"
 
 namespace slanim::cli {
 
 Result<std::shared_ptr<const Skeleton>> pick_skeleton(const std::string& character_dir) {
     if (character_dir.empty()) return Skeleton::default_skeleton();
-    return Skeleton::load(character_dir);
+    return load_skeleton(character_dir);
 }
 
 Result<Loaded> load(const std::string& path, const Skeleton& skel, bool upload) {

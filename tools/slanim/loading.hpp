@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "slanim/engine/anim_format.hpp"
-#include "slanim/engine/motion.hpp"
-#include "slanim/engine/result.hpp"
-#include "slanim/engine/skeleton.hpp"
+#include "slanim/formats/anim.hpp"
+#include "slanim/core/motion.hpp"
+#include "slanim/core/result.hpp"
+#include "slanim/core/skeleton.hpp"
 
 namespace slanim::cli {
 

@@ -13,9 +13,9 @@
 #include <set>
 #include <sstream>
 
-#include "slanim/engine/anim_format.hpp"  // write_file_atomic
-#include "slanim/engine/skinning.hpp"
+#include "slanim/core/skinning.hpp"
 #include "slanim/runtime/appearance.hpp"
+#include "slanim/formats/io.hpp"
 
 namespace slanim::cli {
 

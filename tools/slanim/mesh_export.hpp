@@ -17,8 +17,8 @@
 #include <string_view>
 #include <vector>
 
-#include "slanim/engine/math.hpp"
-#include "slanim/engine/result.hpp"
+#include "slanim/core/math.hpp"
+#include "slanim/core/result.hpp"
 
 namespace slanim {
 class Appearance;  // slanim/runtime/appearance.hpp

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `slanim relay`: the puppetry relay service. The Puppetry capability over HTTP (cpp-httplib,
-// LLSD XML bodies) and puppetry datagrams over UDP (slanim/runtime/puppetry_net.hpp), both on
+// LLSD XML bodies) and puppetry datagrams over UDP (slanim/puppetry/datagram.hpp), both on
 // the relay state machine of slanim/runtime/puppetry_relay.hpp, ticked at a fixed interval.
 // docs/relay.md describes endpoints, bodies, framing, rules, limits and counters.
 #pragma once
@@ -11,8 +11,8 @@
 #include <memory>
 #include <string>
 
-#include "slanim/engine/result.hpp"
-#include "slanim/runtime/puppetry_relay.hpp"
+#include "slanim/core/result.hpp"
+#include "slanim/net/relay.hpp"
 
 namespace CLI {
 class App;

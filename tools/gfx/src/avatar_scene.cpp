@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <numbers>
 
-#include "slanim/engine/clip.hpp"
+#include "slanim/core/clip.hpp"
 
 namespace slanim::gfx {
 

@@ -5,7 +5,7 @@
 
 #include <limits>
 
-#include "slanim/engine/anim_format.hpp"
+#include "slanim/formats/io.hpp"
 
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #define STB_IMAGE_WRITE_STATIC

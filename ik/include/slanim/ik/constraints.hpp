@@ -24,8 +24,8 @@
 #include <string_view>
 #include <vector>
 
-#include "slanim/engine/anim_format.hpp"
-#include "slanim/engine/blend.hpp"
+#include "slanim/core/blend.hpp"
+#include "slanim/core/motion.hpp"
 #include "slanim/ik/chain.hpp"
 #include "slanim/ik/solvers.hpp"
 

@@ -3,7 +3,7 @@
 // run(), no allocation in run().
 //
 // Frames and units: SL avatar space (X forward, Y left, Z up), metres, radians. Quaternions
-// follow the viewer's conventions (slanim/engine/math.hpp): a joint's world rotation is
+// follow the viewer's conventions (slanim/core/math.hpp): a joint's world rotation is
 // ll_mul(local, parent_world), a child's world position is parent_world_position +
 // rotate(offset, parent_world_rotation).
 //
@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <span>
 
-#include "slanim/engine/math.hpp"
+#include "slanim/core/math.hpp"
 
 namespace slanim::ik {
 

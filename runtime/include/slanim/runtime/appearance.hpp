@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The per-avatar appearance component: visual param weights and morphed meshes
-// (slanim/engine/visual_params.hpp), the procedural motions that drive morphs from the playing
+// (slanim/appearance/visual_params.hpp), the procedural motions that drive morphs from the playing
 // animations — hand poses (`LLHandMotion`, spec §5) and emotes (`LLEmote`, spec §6.4) — an
-// optional eye blink, and the CPU-skinned output meshes (slanim/engine/skinning.hpp).
+// optional eye blink, and the CPU-skinned output meshes (slanim/core/skinning.hpp).
 //
 // In the World (slanim/runtime/world.hpp) two systems serve every avatar that has an
 // Appearance, in two phases after `local_to_model`:
@@ -22,8 +22,8 @@
 #include <string_view>
 #include <vector>
 
-#include "slanim/engine/skinning.hpp"
-#include "slanim/engine/visual_params.hpp"
+#include "slanim/core/skinning.hpp"
+#include "slanim/appearance/visual_params.hpp"
 #include "slanim/runtime/motion_controller.hpp"
 
 namespace slanim {
@@ -160,7 +160,7 @@ struct AppearanceOptions {
 };
 
 /// One base mesh's skinning set-up and output. Positions and normals are SoA streams
-/// (slanim/engine/skinning.hpp); soa_to_aos() converts.
+/// (slanim/core/skinning.hpp); soa_to_aos() converts.
 struct SkinnedMesh {
     int mesh = 0;               ///< index in AppearanceModel::meshes()
     SkinJointList joints;       ///< expanded joint list (rigid meshes: the one joint they ride)

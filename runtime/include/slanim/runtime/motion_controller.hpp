@@ -13,9 +13,9 @@
 #include <span>
 #include <vector>
 
-#include "slanim/engine/blend.hpp"
-#include "slanim/engine/clip.hpp"
-#include "slanim/engine/skeleton.hpp"
+#include "slanim/core/blend.hpp"
+#include "slanim/core/clip.hpp"
+#include "slanim/core/skeleton.hpp"
 #include "slanim/ik/constraints.hpp"
 
 namespace slanim {

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "slanim/engine/math.hpp"
-#include "slanim/engine/skeleton.hpp"
+#include "slanim/core/math.hpp"
+#include "slanim/core/skeleton.hpp"
 #include "slanim/runtime/motion_controller.hpp"
 
 namespace slanim {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "slanim/engine/skeleton.hpp"
+#include "slanim/core/skeleton.hpp"
 #include "slanim/gfx/scene.hpp"
 #include "slanim/runtime/motion_controller.hpp"
 #include "slanim/runtime/world.hpp"

@@ -16,7 +16,7 @@
 #include <memory>
 #include <string>
 
-#include "slanim/engine/result.hpp"
+#include "slanim/core/result.hpp"
 
 struct SDL_Window;
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "slanim/engine/result.hpp"
+#include "slanim/core/result.hpp"
 
 namespace slanim::gfx {
 

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "slanim/engine/clip.hpp"
-#include "slanim/engine/result.hpp"
-#include "slanim/engine/skeleton.hpp"
+#include "slanim/core/clip.hpp"
+#include "slanim/core/result.hpp"
+#include "slanim/core/skeleton.hpp"
 #include "slanim/ik/constraints.hpp"
 #include "slanim/runtime/world.hpp"
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "slanim/engine/result.hpp"
+#include "slanim/core/result.hpp"
 #include "slanim/gfx/image.hpp"
 #include "slanim/gfx/scene.hpp"
 

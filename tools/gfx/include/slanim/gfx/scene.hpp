@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "slanim/engine/math.hpp"
+#include "slanim/core/math.hpp"
 
 namespace slanim::gfx {
 

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+// Puppetry input sources for PuppetryRuntime (docs/puppetry-runtime.md has the framings):
+//
+//   udp://127.0.0.1:PORT   a non-blocking UDP socket bound on loopback; every datagram is a
+//                          puppetry datagram (slanim/puppetry/datagram.hpp). Malformed
+//                          ones are counted and dropped. PORT 0 binds an ephemeral port.
+//   leap:stdin             LEAP-style messages on stdin, each `N:` followed by exactly N bytes
+//                          of LLSD notation (N decimal). `set` drives the avatar with
+//                          joint_state / inverse_kinematics maps (spec §9.4); `get` answers
+//                          `skeleton` on stdout in the same framing.
+//   replay:FILE[#loop]     a recorded webcam capture (slanim/puppetry/capture.hpp) played
+//                          at the capture's own frame times on the runtime clock, once or
+//                          looped (`#loop`).
+//
+// LEAP `set` messages and capture lines are read by the engine (puppetry_frame_from_leap,
+// parse_puppetry_capture) into PuppetryFrame; puppetry_frame_samples() resolves a frame's joints
+// against a skeleton. Sources never block: poll() reads what is available and returns.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "slanim/formats/llsd.hpp"
+#include "slanim/puppetry/event_block.hpp"
+#include "slanim/puppetry/capture.hpp"
+#include "slanim/core/result.hpp"
+#include "slanim/runtime/puppetry.hpp"
+
+namespace slanim {
+
+/// Resolves a PuppetryFrame (a LEAP `set` message or a capture line, spec §9.4) against
+/// `skeleton` into joint samples for PuppetryRuntime::receive_event (`out` is cleared first).
+/// A joint key is a bone name, an alias, or a decimal joint number (spec §7.2, e.g. "8" =
+/// mHead). Parent-frame entries become LOCAL_POS / LOCAL_ROT / LOCAL_SCALE, root-frame entries
+/// (IK targets, arm-span normalised) TARGET_POS / TARGET_ROT; disable_constraint sets
+/// DISABLE_CONSTRAINT. A joint's parent- and root-frame entries make one sample; where both
+/// give a position (or both a rotation) the root-frame target is kept. Entries carrying no
+/// position, rotation or scale make no sample. Samples are in the frame's joint order.
+/// Errors: "unknown joint 'K'" for a key that names no bone of the skeleton.
+Result<std::size_t> puppetry_frame_samples(const PuppetryFrame& frame, const Skeleton& skeleton,
+                                           std::vector<PuppetryJointSample>& out);
+
+/// The wire event a sender transmits for `frame` (what a viewer's LEAP plugin or capture
+/// replay feeds the encoder, PuppetryEncoder): the samples of puppetry_frame_samples() with the
+/// skeleton's joint numbers as ids and the sample flags, stamped `timestamp_ms`.
+Result<PuppetryEvent> puppetry_frame_event(const PuppetryFrame& frame, const Skeleton& skeleton,
+                                           std::int32_t timestamp_ms);
+
+/// UDP datagrams in the puppetry_net framing. Datagrams go through
+/// PuppetryRuntime::receive_datagram (routing by agent id, malformed ones counted there).
+class UdpPuppetrySource final : public PuppetrySource {
+public:
+    /// Binds a non-blocking UDP socket on `host` (an IPv4 address, e.g. 127.0.0.1) and `port`
+    /// (0: an ephemeral port, see port()). Errors: bad address, socket or bind failure (with
+    /// the system's reason).
+    static Result<std::unique_ptr<UdpPuppetrySource>> open(const std::string& host, std::uint16_t port);
+    ~UdpPuppetrySource() override;
+    UdpPuppetrySource(const UdpPuppetrySource&) = delete;
+    UdpPuppetrySource& operator=(const UdpPuppetrySource&) = delete;
+
+    /// Reads every pending datagram (at most max_per_poll per call, so a flood cannot stall a
+    /// frame).
+    void poll(PuppetryRuntime& runtime, World& world, double now_s) override;
+    [[nodiscard]] std::string describe() const override;
+    /// The bound port.
+    [[nodiscard]] std::uint16_t port() const { return port_; }
+    [[nodiscard]] std::uint64_t datagrams() const { return datagrams_; }
+    std::size_t max_per_poll = 4096;
+
+private:
+    UdpPuppetrySource(int fd, std::string host, std::uint16_t port)
+        : fd_(fd), host_(std::move(host)), port_(port) {}
+    int fd_ = -1;
+    std::string host_;
+    std::uint16_t port_ = 0;
+    std::uint64_t datagrams_ = 0;
+    std::vector<std::uint8_t> buffer_ = std::vector<std::uint8_t>(65536);
+};
+
+/// Incremental reader of `N:` + N bytes framing (LEAP). Bounded: a declared length above
+/// max_message or a malformed prefix is an error (the stream cannot be resynchronised).
+class LeapFrameReader {
+public:
+    static constexpr std::size_t kMaxMessage = 1 << 20;
+    /// Appends bytes; complete messages become available through next().
+    void feed(std::string_view bytes);
+    /// The next complete message's text, or nullopt when incomplete. After an error, returns
+    /// nullopt forever and error() says why.
+    std::optional<std::string> next();
+    [[nodiscard]] const std::optional<Error>& error() const { return error_; }
+
+private:
+    std::string buf_;
+    std::size_t pos_ = 0;
+    long long consumed_ = 0;  // bytes of the stream before buf_[0]
+    std::optional<Error> error_;
+};
+
+/// Formats one LEAP frame: the decimal byte length of `notation`, ':', then `notation`.
+std::string leap_frame(std::string_view notation);
+
+/// The `get` → `skeleton` answer (spec §9.4): a map by joint name of {id, parent_id,
+/// parent_relative_position, tip_relative_end_position, children (the first bone child only,
+/// as the viewer records)}, plus `scale` = the arm span in metres. Bones only.
+Llsd puppetry_skeleton_llsd(const Skeleton& skeleton, float arm_span);
+
+/// Applies one LEAP message (an LLSD map) to `avatar`: `{command:'set', data|d:{joint_state|j,
+/// inverse_kinematics|i}}` (read by puppetry_frame_from_leap, resolved by
+/// puppetry_frame_samples) queues an event stamped with the arrival time `now_s`;
+/// `{command:'get', data|d:[...] or 'skeleton'}` returns the reply map to write (else an
+/// undefined value). The message may also be wrapped in a LEAP envelope
+/// `{pump:..., data:{command:...}}`. Errors name what is wrong (the offending key path).
+Result<Llsd> apply_leap_message(const Llsd& message, PuppetryRuntime& runtime, Entity avatar,
+                                double now_s);
+
+/// LEAP on file descriptors (stdin/stdout by default). Messages that fail to parse or apply
+/// are counted and reported on `log_fd` (stderr) with the reason; a framing error stops the
+/// source.
+class LeapPuppetrySource final : public PuppetrySource {
+public:
+    LeapPuppetrySource(Entity avatar, int in_fd = 0, int out_fd = 1, int log_fd = 2);
+    void poll(PuppetryRuntime& runtime, World& world, double now_s) override;
+    [[nodiscard]] std::string describe() const override { return "leap:stdin"; }
+    [[nodiscard]] bool finished() const override { return eof_; }
+    [[nodiscard]] std::uint64_t messages() const { return messages_; }
+    [[nodiscard]] std::uint64_t rejected() const { return rejected_; }
+
+private:
+    Entity avatar_;
+    int in_fd_, out_fd_, log_fd_;
+    LeapFrameReader reader_;
+    bool eof_ = false;
+    std::uint64_t messages_ = 0, rejected_ = 0;
+};
+
+/// Replays a recorded capture on one avatar: frame k is handed to the runtime (receive_event)
+/// on the first poll at which the runtime clock has advanced by at least its capture time
+/// (seconds from the first frame) since the first poll, stamped with that time in
+/// milliseconds as the sender's timestamp. Several due frames are queued in order in one poll.
+/// Looping starts the capture again one loop period after its first frame: the period is the
+/// last frame's time plus the mean frame interval (0.05 s, the viewer's broadcast interval,
+/// for a one-frame capture); timestamps keep increasing across loops. On the runtime's
+/// world-step clock this is simulated time (`slanim play` steps at --fps); with an injected
+/// wall clock it is real time. Joint names are resolved when the source is built, so poll()
+/// does not allocate.
+class ReplayPuppetrySource final : public PuppetrySource {
+public:
+    /// Builds the source from a parsed capture. Errors: an empty capture, a joint that is not a
+    /// bone of `skeleton` (naming the first frame, 1-based, that uses it).
+    static Result<std::unique_ptr<ReplayPuppetrySource>> create(const PuppetryCapture& capture,
+                                                                const Skeleton& skeleton, Entity avatar,
+                                                                bool loop, std::string name);
+    /// Loads `path` (load_puppetry_capture) and builds the source; errors start with the path.
+    static Result<std::unique_ptr<ReplayPuppetrySource>> open(const std::string& path,
+                                                              const Skeleton& skeleton, Entity avatar,
+                                                              bool loop);
+
+    void poll(PuppetryRuntime& runtime, World& world, double now_s) override;
+    /// "replay:NAME" or "replay:NAME#loop".
+    [[nodiscard]] std::string describe() const override;
+    /// True once the last frame of a non-looping replay was handed over.
+    [[nodiscard]] bool finished() const override { return !loop_ && next_ >= frames_.size(); }
+    /// The last frame's time, seconds from the first.
+    [[nodiscard]] double duration() const { return frames_.back().time; }
+    /// Seconds between two starts of the capture when looping.
+    [[nodiscard]] double loop_period() const { return period_; }
+    /// Frames handed to the runtime so far.
+    [[nodiscard]] std::uint64_t events() const { return events_; }
+    /// Frames handed over per poll at most (a huge clock jump on a looping replay catches up
+    /// over several polls instead of stalling one).
+    std::size_t max_per_poll = 1024;
+
+private:
+    struct Frame {
+        double time = 0.0;
+        std::vector<PuppetryJointSample> samples;
+    };
+    ReplayPuppetrySource() = default;
+    std::vector<Frame> frames_;
+    Entity avatar_ = kNullEntity;
+    bool loop_ = false;
+    std::string name_;
+    double period_ = 0.0;
+    bool started_ = false;
+    double start_ = 0.0;
+    std::size_t next_ = 0;
+    std::uint64_t loop_index_ = 0;
+    std::uint64_t events_ = 0;
+};
+
+/// Opens a source from its spec for `avatar` on `skeleton`: `udp://HOST:PORT` (unbound agents
+/// go to the avatar once it is the runtime's default avatar, see
+/// PuppetryRuntime::set_default_avatar), `leap:stdin`, `replay:FILE` or `replay:FILE#loop`.
+/// Errors: an unknown scheme, a bad address or port, a capture that does not load.
+Result<std::unique_ptr<PuppetrySource>> open_puppetry_source(std::string_view spec, Entity avatar,
+                                                             const Skeleton& skeleton);
+
+}  // namespace slanim

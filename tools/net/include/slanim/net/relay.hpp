@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: MIT
+// The puppetry relay: the region simulator's part of SL Puppetry (spec §9.1, §9.5), as a plain
+// library class with no sockets and no threads, so every rule is testable directly.
+// `slanim relay` (tools/slanim/relay_command.hpp) puts it behind HTTP and UDP.
+//
+// It keeps, per agent, the "Puppetry" capability state (transmit, receive, echo_back,
+// event_size, range, subscriptions, mutes), the agent's last reported position and UDP
+// endpoint, and at most kRelayBlocksPerSenderPerTick queued event blocks. Agents send datagrams
+// in the framing of slanim/puppetry/datagram.hpp (blocks, position reports); tick() forwards
+// each sender's queued blocks to every agent that should receive them, in the sender's
+// framing (the datagram names the sender), and empties the queues.
+//
+// Forwarding rules, per sender S and candidate receiver R (docs/relay.md has the full text):
+//   * S's blocks are discarded on arrival when S.transmit is off (spec §9.5 / "Puppetry
+//     Network Control": the simulator discards puppetry data from a viewer that does not
+//     transmit);
+//   * R = S gets them only when S.echo_back is on (echo_back forces transmit and receive on);
+//   * R ≠ S gets them when R.receive is on, R has not muted S, R has a known UDP endpoint, and
+//     R subscribed to S or both positions are known and |pos(R) − pos(S)| ≤ R.range (the range
+//     is the receiver's: an agent receives events from agents within its range);
+//   * a block longer than S.event_size (the block size the capability tells the sender to
+//     pack to, §9.2 "per-block buffer = event_size") is truncated at a joint record boundary:
+//     it keeps the leading events that fit whole and as many leading joint records of the
+//     next event as fit (that event's joint count and payload length rewritten), so it stays
+//     decodable; a block in which not even one record of its first event fits is dropped.
+//     Both are counted.
+//   * when more than kRelayBlocksPerSenderPerTick blocks arrive from one sender between two
+//     ticks, only the newest ones are kept (the receiver's "most recent 5 blocks" rule, §9.3);
+//     the older ones are dropped and counted.
+//
+// Bounded memory and CPU under any input: at most RelayConfig::max_agents agents (each with
+// fixed storage for its queued blocks, ≤ max_subscriptions + max_mutes ids), HTTP bodies of at
+// most kRelayMaxHttpBody bytes, work per datagram linear in its size, work per tick
+// O(senders with data × agents). Agents with no HTTP or UDP activity for idle_timeout_s are
+// forgotten (their settings return to the defaults if they come back).
+//
+// Not thread-safe: one caller at a time (the command serialises HTTP, UDP and ticks with one
+// mutex). Time is whatever monotonic clock the caller passes, in seconds.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "slanim/formats/llsd.hpp"
+#include "slanim/core/math.hpp"
+#include "slanim/puppetry/event_block.hpp"
+#include "slanim/puppetry/datagram.hpp"
+
+namespace slanim {
+
+/// Blocks kept per sender between two ticks: the newest ones (spec §9.3, the receiver
+/// processes only the 5 most recent blocks per frame).
+inline constexpr std::size_t kRelayBlocksPerSenderPerTick = 5;
+/// Largest HTTP request body the capability accepts, bytes.
+inline constexpr std::size_t kRelayMaxHttpBody = 64 * 1024;
+/// Smallest event_size a POST may set: the viewer packs nothing below 30 bytes (§9.2).
+inline constexpr int kRelayMinEventSize = 30;
+/// Largest event_size: the 1-byte TypeData length prefix (§9.1).
+inline constexpr int kRelayMaxEventSize = 255;
+
+/// One agent's Puppetry capability state, as GET returns it (spec §9.5).
+struct RelayCapability {
+    bool transmit = true;    ///< the relay accepts the agent's blocks
+    bool receive = true;     ///< the relay forwards other agents' blocks to it
+    bool echo_back = false;  ///< its own blocks come back to it (forces transmit and receive)
+    int event_size = 255;    ///< block size the agent packs to, bytes, [30, 255]
+    double range = 25.0;     ///< metres: receives agents within this distance, [0, max_range_m]
+};
+
+/// Relay limits and defaults.
+struct RelayConfig {
+    RelayCapability defaults;         ///< capability of a new agent
+    PuppetryLayout layout = PuppetryLayout::Viewer;  ///< how blocks are validated/truncated
+    std::size_t max_agents = 1024;    ///< agents known at once; new ones are refused past it
+    std::size_t max_subscriptions = 10;  ///< per agent (the capability's limit)
+    std::size_t max_mutes = 100;      ///< per agent
+    double max_range_m = 4096.0;      ///< largest range a POST may set, metres
+    double idle_timeout_s = 60.0;     ///< an agent silent for this long (HTTP and UDP) is removed
+
+    /// Error naming the first field out of range: defaults outside the POST ranges, zero
+    /// limits, a non-finite or non-positive timeout or range cap.
+    [[nodiscard]] Result<bool> validate() const;
+};
+
+/// An IPv4 UDP endpoint, host byte order (the relay only stores and returns it).
+struct RelayEndpoint {
+    std::uint32_t address = 0;
+    std::uint16_t port = 0;
+    friend bool operator==(const RelayEndpoint&, const RelayEndpoint&) = default;
+};
+
+/// Counters since construction (monotonic) and gauges (current values). A "delivery" is one
+/// sender's blocks of one tick offered to one receiver.
+struct RelayCounters {
+    // UDP input.
+    std::uint64_t datagrams_received = 0;      ///< every datagram passed to receive_datagram
+    std::uint64_t datagrams_malformed = 0;     ///< framing errors (puppetry_net), dropped whole
+    std::uint64_t position_reports = 0;        ///< valid position reports
+    std::uint64_t blocks_received = 0;         ///< blocks in valid blocks datagrams
+    std::uint64_t blocks_malformed = 0;        ///< blocks the puppetry decoder rejects, dropped
+    std::uint64_t blocks_not_transmitting = 0; ///< from a sender with transmit off, dropped
+    std::uint64_t blocks_truncated = 0;        ///< over the sender's event_size, cut to fit
+    std::uint64_t blocks_too_large = 0;        ///< over event_size with no joint fitting, dropped
+    std::uint64_t blocks_overload_dropped = 0; ///< older than the newest 5 of a tick, dropped
+    std::uint64_t blocks_queued = 0;           ///< accepted into a sender's queue
+    // Forwarding (tick).
+    std::uint64_t ticks = 0;
+    std::uint64_t deliveries = 0;                 ///< (sender, receiver) pairs served
+    std::uint64_t deliveries_muted = 0;           ///< skipped: the receiver muted the sender
+    std::uint64_t deliveries_not_receiving = 0;   ///< skipped: in range/subscribed, receive off
+    std::uint64_t deliveries_no_endpoint = 0;     ///< skipped: receiver's UDP address unknown
+    std::uint64_t blocks_forwarded = 0;           ///< blocks sent, summed over receivers
+    std::uint64_t datagrams_sent = 0;
+    std::uint64_t bytes_sent = 0;
+    // HTTP.
+    std::uint64_t http_requests = 0;
+    std::uint64_t http_bad_requests = 0;  ///< 400 answers (malformed bodies, limits, values)
+    std::uint64_t http_not_found = 0;     ///< 404 and 405 answers
+    // Agents.
+    std::uint64_t agents_created = 0;
+    std::uint64_t agents_expired = 0;
+    std::uint64_t agents_refused = 0;     ///< new agents refused because max_agents was reached
+    // Gauges.
+    std::uint64_t agents = 0;             ///< known now
+    std::uint64_t blocks_held = 0;        ///< queued now
+    std::uint64_t bytes_held = 0;         ///< bytes of the queued blocks now
+};
+
+/// The counters as an LLSD map keyed by the member names (integers; reals past 2^31 − 1).
+Llsd relay_counters_llsd(const RelayCounters& c);
+
+/// An HTTP answer of the capability: status and an LLSD XML body.
+struct RelayHttpResponse {
+    int status = 200;
+    std::string body;  ///< LLSD XML (application/llsd+xml)
+};
+
+/// Called by tick() once per outgoing datagram: destination and bytes (valid during the call).
+using RelaySendFn = std::function<void(const RelayEndpoint&, std::span<const std::uint8_t>)>;
+
+/// The relay state machine. See the file comment for the rules.
+class PuppetryRelay {
+public:
+    /// Precondition: config.validate() succeeded (else the defaults are used and
+    /// config_error() tells why).
+    explicit PuppetryRelay(RelayConfig config = {});
+    ~PuppetryRelay();
+    PuppetryRelay(const PuppetryRelay&) = delete;
+    PuppetryRelay& operator=(const PuppetryRelay&) = delete;
+
+    [[nodiscard]] const RelayConfig& config() const { return config_; }
+
+    /// The capability over HTTP. `method` "GET" or "POST", `path` the request path:
+    ///  * `/agent/<uuid>/puppetry` — GET answers the agent's state as an LLSD map
+    ///    {transmit, receive, echo_back (booleans), event_size (integer), range (real),
+    ///    subscribe, mute (arrays of uuid, sorted)}; POST takes an LLSD map with any subset of
+    ///    transmit, receive, echo_back (boolean), event_size (integer 30..255), range (number
+    ///    0..max_range_m), subscribe, unsubscribe, mute, unmute (arrays of uuid; a string in
+    ///    the 36-character form is accepted as a uuid), applies all of it or nothing, and
+    ///    answers like GET. Removals are applied before additions; echo_back on forces
+    ///    transmit and receive on (a transmit/receive false in the same or a later POST is
+    ///    overridden while echo_back stays on). The agent is created on first use.
+    ///  * `/stats` — GET answers the counters as an LLSD map (integers; reals past 2^31).
+    /// Errors answer an LLSD map {error: reason, field: name (when one field is at fault),
+    /// limit: N (for the list limits)}: 400 for a body that is not LLSD XML, not a map, longer
+    /// than kRelayMaxHttpBody, with an unknown key, a value of the wrong type or range, the
+    /// agent itself or the null uuid in a list, or a list past its limit; 404 for another path
+    /// or a malformed uuid; 405 for another method; 503 when a new agent would exceed
+    /// max_agents. Every request refreshes the agent's idle timer.
+    RelayHttpResponse handle_http(std::string_view method, std::string_view path,
+                                  std::string_view body, double now_s);
+
+    /// One UDP datagram from `from`. Updates the agent's endpoint (the last address it sent
+    /// from) and idle timer; a position report sets its position; a blocks datagram queues its
+    /// blocks (see the rules). Malformed datagrams and blocks are counted and dropped; nothing
+    /// is sent here. A datagram from an unknown agent creates it (refused past max_agents).
+    void receive_datagram(std::span<const std::uint8_t> bytes, const RelayEndpoint& from,
+                          double now_s);
+
+    /// Forwards every queued block (see the rules) through `send`, empties the queues, then
+    /// removes agents idle for longer than idle_timeout_s. Datagrams hold consecutive blocks of
+    /// one sender and stay within puppetry_net::kDatagramSoftLimit bytes.
+    void tick(double now_s, const RelaySendFn& send);
+
+    /// The agent's capability state; nullopt when the agent is unknown.
+    [[nodiscard]] std::optional<RelayCapability> capability(const Uuid& agent) const;
+    /// The agent's subscriptions / mutes (sorted); empty when unknown.
+    [[nodiscard]] std::vector<Uuid> subscriptions(const Uuid& agent) const;
+    [[nodiscard]] std::vector<Uuid> mutes(const Uuid& agent) const;
+    /// The agent's last reported position (metres, region frame); nullopt when none.
+    [[nodiscard]] std::optional<Vec3> position(const Uuid& agent) const;
+
+    [[nodiscard]] const RelayCounters& counters() const { return counters_; }
+    /// The counters as an LLSD map (the `/stats` body).
+    [[nodiscard]] Llsd counters_llsd() const;
+    /// Error from the constructor's config.validate(), if any.
+    [[nodiscard]] const std::optional<Error>& config_error() const { return config_error_; }
+
+private:
+    struct Agent;
+    Agent* find(const Uuid& id);
+    const Agent* find(const Uuid& id) const;
+    Agent* find_or_create(const Uuid& id, double now_s);
+    RelayHttpResponse capability_get(Agent& a) const;
+    RelayHttpResponse capability_post(Agent& a, std::string_view body);
+    void queue_block(Agent& a, std::span<const std::uint8_t> block);
+    /// Cuts a decoded block to at most `limit` bytes at a record boundary into scratch_block_;
+    /// returns its size, 0 when not even one joint record of the first event fits.
+    std::size_t truncate_block(std::span<const std::uint8_t> block, std::size_t limit);
+    RelayHttpResponse bad_request(std::string reason, std::string field = {},
+                                  std::optional<std::size_t> limit = {});
+
+    RelayConfig config_;
+    std::optional<Error> config_error_;
+    std::map<Uuid, std::unique_ptr<Agent>> agents_;
+    RelayCounters counters_;
+    // Scratch reused across ticks (no allocation once warm).
+    std::vector<std::span<const std::uint8_t>> scratch_blocks_;
+    std::array<std::vector<std::uint8_t>, kRelayBlocksPerSenderPerTick> scratch_datagrams_;
+    std::vector<std::uint8_t> scratch_block_;
+    std::vector<PuppetryEvent> scratch_events_;
+};
+
+}  // namespace slanim

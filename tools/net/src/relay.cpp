@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: MIT
+// The puppetry relay state machine. See puppetry_relay.hpp and docs/relay.md for the rules.
+#include "slanim/net/relay.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <utility>
+
+namespace slanim {
+
+namespace pn = puppetry_net;
+
+struct PuppetryRelay::Agent {
+    struct Slot {
+        std::uint8_t size = 0;
+        std::array<std::uint8_t, pn::kMaxBlockSize> bytes{};
+    };
+
+    Uuid id;
+    RelayCapability cap;
+    std::vector<Uuid> subscriptions;  ///< sorted, unique
+    std::vector<Uuid> mutes;          ///< sorted, unique
+    bool has_position = false;
+    Vec3 position;
+    bool has_endpoint = false;
+    RelayEndpoint endpoint;
+    double last_seen = 0.0;
+    // Ring of the newest queued blocks, oldest at `head`.
+    std::array<Slot, kRelayBlocksPerSenderPerTick> ring;
+    std::size_t head = 0, count = 0;
+
+    [[nodiscard]] bool subscribed_to(const Uuid& s) const {
+        return std::binary_search(subscriptions.begin(), subscriptions.end(), s);
+    }
+    [[nodiscard]] bool muted(const Uuid& s) const {
+        return std::binary_search(mutes.begin(), mutes.end(), s);
+    }
+    [[nodiscard]] const Slot& slot(std::size_t i) const {
+        return ring[(head + i) % ring.size()];
+    }
+};
+
+namespace {
+
+constexpr std::string_view kAgentPrefix = "/agent/";
+constexpr std::string_view kAgentSuffix = "/puppetry";
+constexpr std::size_t kUuidTextSize = 36;
+
+RelayHttpResponse llsd_response(int status, const Llsd& body) {
+    return RelayHttpResponse{status, format_llsd_xml(body)};
+}
+
+RelayHttpResponse error_response(int status, std::string reason) {
+    Llsd::Map m;
+    m.emplace("error", Llsd(std::move(reason)));
+    return llsd_response(status, Llsd(std::move(m)));
+}
+
+Llsd uuid_array(const std::vector<Uuid>& ids) {
+    Llsd::Array a;
+    a.reserve(ids.size());
+    for (const auto& id : ids) a.emplace_back(id);
+    return Llsd(std::move(a));
+}
+
+Llsd counter_value(std::uint64_t v) {
+    if (v <= static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max()))
+        return Llsd(static_cast<std::int32_t>(v));
+    return Llsd(static_cast<double>(v));
+}
+
+// Sorted-unique set algebra on small vectors.
+std::vector<Uuid> set_apply(std::vector<Uuid> current, const std::vector<Uuid>& remove,
+                            const std::vector<Uuid>& add) {
+    std::erase_if(current, [&](const Uuid& u) {
+        return std::find(remove.begin(), remove.end(), u) != remove.end();
+    });
+    for (const auto& u : add)
+        if (!std::binary_search(current.begin(), current.end(), u))
+            current.insert(std::upper_bound(current.begin(), current.end(), u), u);
+    return current;
+}
+
+}  // namespace
+
+Result<bool> RelayConfig::validate() const {
+    auto bad = [](std::string m) { return Error{std::move(m)}; };
+    if (max_agents == 0) return bad("relay config: max_agents must be at least 1");
+    if (!std::isfinite(max_range_m) || max_range_m <= 0.0)
+        return bad(fmt::format("relay config: max_range_m must be a positive finite number of "
+                               "metres, got {}", max_range_m));
+    if (!std::isfinite(idle_timeout_s) || idle_timeout_s <= 0.0)
+        return bad(fmt::format("relay config: idle_timeout_s must be a positive finite number "
+                               "of seconds, got {}", idle_timeout_s));
+    if (defaults.event_size < kRelayMinEventSize || defaults.event_size > kRelayMaxEventSize)
+        return bad(fmt::format("relay config: default event_size must be in [{}, {}], got {}",
+                               kRelayMinEventSize, kRelayMaxEventSize, defaults.event_size));
+    if (!std::isfinite(defaults.range) || defaults.range < 0.0 || defaults.range > max_range_m)
+        return bad(fmt::format("relay config: default range must be in [0, {}] m, got {}",
+                               max_range_m, defaults.range));
+    return true;
+}
+
+PuppetryRelay::PuppetryRelay(RelayConfig config) : config_(config) {
+    if (auto v = config_.validate(); !v) {
+        config_error_ = v.error();
+        config_ = RelayConfig{};
+    }
+    if (config_.defaults.echo_back) {
+        config_.defaults.transmit = true;
+        config_.defaults.receive = true;
+    }
+    scratch_blocks_.reserve(kRelayBlocksPerSenderPerTick);
+    for (auto& d : scratch_datagrams_) d.reserve(pn::kDatagramSoftLimit + pn::kMaxBlockSize + 1);
+    scratch_block_.reserve(pn::kMaxBlockSize);
+}
+
+PuppetryRelay::~PuppetryRelay() = default;
+
+PuppetryRelay::Agent* PuppetryRelay::find(const Uuid& id) {
+    auto it = agents_.find(id);
+    return it == agents_.end() ? nullptr : it->second.get();
+}
+
+const PuppetryRelay::Agent* PuppetryRelay::find(const Uuid& id) const {
+    auto it = agents_.find(id);
+    return it == agents_.end() ? nullptr : it->second.get();
+}
+
+PuppetryRelay::Agent* PuppetryRelay::find_or_create(const Uuid& id, double now_s) {
+    if (Agent* a = find(id)) {
+        a->last_seen = now_s;
+        return a;
+    }
+    if (agents_.size() >= config_.max_agents) {
+        ++counters_.agents_refused;
+        return nullptr;
+    }
+    auto a = std::make_unique<Agent>();
+    a->id = id;
+    a->cap = config_.defaults;
+    a->last_seen = now_s;
+    Agent* raw = a.get();
+    agents_.emplace(id, std::move(a));
+    ++counters_.agents_created;
+    counters_.agents = agents_.size();
+    return raw;
+}
+
+std::optional<RelayCapability> PuppetryRelay::capability(const Uuid& agent) const {
+    if (const Agent* a = find(agent)) return a->cap;
+    return std::nullopt;
+}
+
+std::vector<Uuid> PuppetryRelay::subscriptions(const Uuid& agent) const {
+    if (const Agent* a = find(agent)) return a->subscriptions;
+    return {};
+}
+
+std::vector<Uuid> PuppetryRelay::mutes(const Uuid& agent) const {
+    if (const Agent* a = find(agent)) return a->mutes;
+    return {};
+}
+
+std::optional<Vec3> PuppetryRelay::position(const Uuid& agent) const {
+    if (const Agent* a = find(agent); a && a->has_position) return a->position;
+    return std::nullopt;
+}
+
+// ---- HTTP --------------------------------------------------------------------------------
+
+RelayHttpResponse PuppetryRelay::bad_request(std::string reason, std::string field,
+                                             std::optional<std::size_t> limit) {
+    ++counters_.http_bad_requests;
+    Llsd::Map m;
+    m.emplace("error", Llsd(std::move(reason)));
+    if (!field.empty()) m.emplace("field", Llsd(std::move(field)));
+    if (limit) m.emplace("limit", counter_value(*limit));
+    return llsd_response(400, Llsd(std::move(m)));
+}
+
+RelayHttpResponse PuppetryRelay::handle_http(std::string_view method, std::string_view path,
+                                             std::string_view body, double now_s) {
+    ++counters_.http_requests;
+    const bool get = method == "GET", post = method == "POST";
+    if (path == "/stats") {
+        if (!get) {
+            ++counters_.http_not_found;
+            return error_response(405, fmt::format("/stats answers GET only, not {}",
+                                                    std::string(method.substr(0, 16))));
+        }
+        return llsd_response(200, counters_llsd());
+    }
+    const bool agent_path = path.size() == kAgentPrefix.size() + kUuidTextSize +
+                                               kAgentSuffix.size() &&
+                            path.starts_with(kAgentPrefix) && path.ends_with(kAgentSuffix);
+    std::optional<Uuid> id;
+    if (agent_path) id = Uuid::parse(path.substr(kAgentPrefix.size(), kUuidTextSize));
+    if (!id || id->is_null()) {
+        ++counters_.http_not_found;
+        return error_response(404, "no such resource: the capability is "
+                                   "/agent/<agent uuid>/puppetry (a non-null uuid), "
+                                   "the counters /stats");
+    }
+    if (!get && !post) {
+        ++counters_.http_not_found;
+        return error_response(405, fmt::format("the puppetry capability answers GET and POST, "
+                                               "not {}", std::string(method.substr(0, 16))));
+    }
+    Agent* a = find_or_create(*id, now_s);
+    if (!a)
+        return error_response(503, fmt::format("the relay already serves {} agents (its limit)",
+                                               config_.max_agents));
+    return get ? capability_get(*a) : capability_post(*a, body);
+}
+
+RelayHttpResponse PuppetryRelay::capability_get(Agent& a) const {
+    Llsd::Map m;
+    m.emplace("transmit", Llsd(a.cap.transmit));
+    m.emplace("receive", Llsd(a.cap.receive));
+    m.emplace("echo_back", Llsd(a.cap.echo_back));
+    m.emplace("event_size", Llsd(static_cast<std::int32_t>(a.cap.event_size)));
+    m.emplace("range", Llsd(a.cap.range));
+    m.emplace("subscribe", uuid_array(a.subscriptions));
+    m.emplace("mute", uuid_array(a.mutes));
+    return llsd_response(200, Llsd(std::move(m)));
+}
+
+RelayHttpResponse PuppetryRelay::capability_post(Agent& a, std::string_view body) {
+    if (body.size() > kRelayMaxHttpBody)
+        return bad_request(fmt::format("body has {} bytes, more than the {} accepted",
+                                       body.size(), kRelayMaxHttpBody));
+    auto parsed = parse_llsd_xml(body);
+    if (!parsed) return bad_request("body is not LLSD XML: " + parsed.error().describe());
+    const Llsd::Map* map = parsed->if_map();
+    if (!map)
+        return bad_request(fmt::format("body must be an LLSD map, got {}",
+                                       llsd_type_name(parsed->type())));
+
+    RelayCapability cap = a.cap;
+    std::vector<Uuid> lists[4];  // subscribe, unsubscribe, mute, unmute
+    static constexpr std::string_view kListKeys[4] = {"subscribe", "unsubscribe", "mute",
+                                                     "unmute"};
+    for (const auto& [key, value] : *map) {
+        if (key == "transmit" || key == "receive" || key == "echo_back") {
+            const bool* b = value.if_boolean();
+            if (!b)
+                return bad_request(fmt::format("{} must be a boolean, got {}", key,
+                                               llsd_type_name(value.type())),
+                                   key);
+            (key == "transmit" ? cap.transmit : key == "receive" ? cap.receive : cap.echo_back) =
+                *b;
+        } else if (key == "event_size") {
+            const std::int32_t* i = value.if_integer();
+            if (!i || *i < kRelayMinEventSize || *i > kRelayMaxEventSize)
+                return bad_request(fmt::format("event_size must be an integer in [{}, {}] bytes",
+                                               kRelayMinEventSize, kRelayMaxEventSize),
+                                   key);
+            cap.event_size = *i;
+        } else if (key == "range") {
+            const auto r = value.to_number();
+            if (!r || !std::isfinite(*r) || *r < 0.0 || *r > config_.max_range_m)
+                return bad_request(fmt::format("range must be a number of metres in [0, {}]",
+                                               config_.max_range_m),
+                                   key);
+            cap.range = *r;
+        } else {
+            const auto* k = std::find(std::begin(kListKeys), std::end(kListKeys), key);
+            if (k == std::end(kListKeys))
+                return bad_request(
+                    fmt::format("unknown field '{}' (expected transmit, receive, echo_back, "
+                                "event_size, range, subscribe, unsubscribe, mute, unmute)",
+                                key.substr(0, 64)),
+                    key.substr(0, 64));
+            const Llsd::Array* arr = value.if_array();
+            if (!arr)
+                return bad_request(fmt::format("{} must be an array of agent uuids, got {}", key,
+                                               llsd_type_name(value.type())),
+                                   key);
+            auto& out = lists[k - std::begin(kListKeys)];
+            // A list longer than the limit cannot be valid for additions; removals of more ids
+            // than can be held are pointless too. Bounded work either way.
+            const std::size_t cap_n = (k - std::begin(kListKeys)) < 2 ? config_.max_subscriptions
+                                                                      : config_.max_mutes;
+            if (arr->size() > cap_n)
+                return bad_request(fmt::format("{} lists {} agents, more than the limit of {}",
+                                               key, arr->size(), cap_n),
+                                   key, cap_n);
+            for (std::size_t i = 0; i < arr->size(); ++i) {
+                const Llsd& e = (*arr)[i];
+                std::optional<Uuid> u;
+                if (const Uuid* p = e.if_uuid()) u = *p;
+                else if (const std::string* s = e.if_string()) u = Uuid::parse(*s);
+                if (!u || u->is_null())
+                    return bad_request(fmt::format("{}[{}] is not a non-null agent uuid", key, i),
+                                       key);
+                if (*u == a.id)
+                    return bad_request(
+                        fmt::format("{}[{}] is the agent itself (its own blocks come back "
+                                    "only with echo_back)",
+                                    key, i),
+                        key);
+                out.push_back(*u);
+            }
+        }
+    }
+    auto subs = set_apply(a.subscriptions, lists[1], lists[0]);
+    if (subs.size() > config_.max_subscriptions)
+        return bad_request(fmt::format("subscribe: {} subscriptions would exceed the limit of {}",
+                                       subs.size(), config_.max_subscriptions),
+                           "subscribe", config_.max_subscriptions);
+    auto mutes = set_apply(a.mutes, lists[3], lists[2]);
+    if (mutes.size() > config_.max_mutes)
+        return bad_request(fmt::format("mute: {} mutes would exceed the limit of {}",
+                                       mutes.size(), config_.max_mutes),
+                           "mute", config_.max_mutes);
+    if (cap.echo_back) {
+        cap.transmit = true;
+        cap.receive = true;
+    }
+    a.cap = cap;
+    a.subscriptions = std::move(subs);
+    a.mutes = std::move(mutes);
+    return capability_get(a);
+}
+
+Llsd PuppetryRelay::counters_llsd() const { return relay_counters_llsd(counters_); }
+
+Llsd relay_counters_llsd(const RelayCounters& c) {
+    Llsd::Map m;
+    auto put = [&m](const char* name, std::uint64_t v) { m.emplace(name, counter_value(v)); };
+    put("datagrams_received", c.datagrams_received);
+    put("datagrams_malformed", c.datagrams_malformed);
+    put("position_reports", c.position_reports);
+    put("blocks_received", c.blocks_received);
+    put("blocks_malformed", c.blocks_malformed);
+    put("blocks_not_transmitting", c.blocks_not_transmitting);
+    put("blocks_truncated", c.blocks_truncated);
+    put("blocks_too_large", c.blocks_too_large);
+    put("blocks_overload_dropped", c.blocks_overload_dropped);
+    put("blocks_queued", c.blocks_queued);
+    put("ticks", c.ticks);
+    put("deliveries", c.deliveries);
+    put("deliveries_muted", c.deliveries_muted);
+    put("deliveries_not_receiving", c.deliveries_not_receiving);
+    put("deliveries_no_endpoint", c.deliveries_no_endpoint);
+    put("blocks_forwarded", c.blocks_forwarded);
+    put("datagrams_sent", c.datagrams_sent);
+    put("bytes_sent", c.bytes_sent);
+    put("http_requests", c.http_requests);
+    put("http_bad_requests", c.http_bad_requests);
+    put("http_not_found", c.http_not_found);
+    put("agents_created", c.agents_created);
+    put("agents_expired", c.agents_expired);
+    put("agents_refused", c.agents_refused);
+    put("agents", c.agents);
+    put("blocks_held", c.blocks_held);
+    put("bytes_held", c.bytes_held);
+    return Llsd(std::move(m));
+}
+
+// ---- UDP ---------------------------------------------------------------------------------
+
+void PuppetryRelay::receive_datagram(std::span<const std::uint8_t> bytes,
+                                     const RelayEndpoint& from, double now_s) {
+    ++counters_.datagrams_received;
+    auto d = pn::decode_datagram(bytes);
+    if (!d || d->agent.is_null()) {
+        ++counters_.datagrams_malformed;
+        return;
+    }
+    Agent* a = find_or_create(d->agent, now_s);
+    if (!a) return;
+    a->endpoint = from;
+    a->has_endpoint = true;
+    if (d->kind == pn::DatagramKind::PositionReport) {
+        a->position = d->position;
+        a->has_position = true;
+        ++counters_.position_reports;
+        return;
+    }
+    for (std::span<const std::uint8_t> block : d->blocks) {
+        ++counters_.blocks_received;
+        if (!a->cap.transmit) {
+            ++counters_.blocks_not_transmitting;
+            continue;
+        }
+        queue_block(*a, block);
+    }
+}
+
+std::size_t PuppetryRelay::truncate_block(std::span<const std::uint8_t> block,
+                                         std::size_t limit) {
+    // Precondition: decode_puppetry_block accepted `block` (scratch_events_ holds its events),
+    // so every header and record below is complete. Events are back to back, each a 10-byte
+    // header (S32 timestamp, U16 joint count, S32 payload length) and its records.
+    scratch_block_.clear();
+    std::size_t at = 0;
+    for (const PuppetryEvent& ev : scratch_events_) {
+        const std::size_t payload = static_cast<std::size_t>(block[at + 6]) |
+                                    (static_cast<std::size_t>(block[at + 7]) << 8) |
+                                    (static_cast<std::size_t>(block[at + 8]) << 16) |
+                                    (static_cast<std::size_t>(block[at + 9]) << 24);
+        const std::size_t room = limit - scratch_block_.size();
+        if (kPuppetryHeaderBytes + payload <= room) {  // the whole event fits
+            scratch_block_.insert(scratch_block_.end(), block.begin() + at,
+                                  block.begin() + at + kPuppetryHeaderBytes + payload);
+            at += kPuppetryHeaderBytes + payload;
+            continue;
+        }
+        // Keep the records that fit, then stop.
+        std::size_t records = 0, bytes = 0;
+        for (const PuppetryJointEvent& j : ev.joints) {
+            const std::size_t r = puppetry_record_size(j.flags, config_.layout);
+            if (kPuppetryHeaderBytes + bytes + r > room) break;
+            bytes += r;
+            ++records;
+        }
+        if (records > 0) {
+            const std::size_t h = scratch_block_.size();
+            scratch_block_.insert(scratch_block_.end(), block.begin() + at,
+                                  block.begin() + at + kPuppetryHeaderBytes + bytes);
+            scratch_block_[h + 4] = static_cast<std::uint8_t>(records);
+            scratch_block_[h + 5] = static_cast<std::uint8_t>(records >> 8);
+            scratch_block_[h + 6] = static_cast<std::uint8_t>(bytes);
+            scratch_block_[h + 7] = static_cast<std::uint8_t>(bytes >> 8);
+            scratch_block_[h + 8] = 0;
+            scratch_block_[h + 9] = 0;
+        }
+        break;
+    }
+    return scratch_block_.size();
+}
+
+void PuppetryRelay::queue_block(Agent& a, std::span<const std::uint8_t> block) {
+    // Validate the block as a receiver would decode it, then fit it to the sender's event_size.
+    scratch_events_.clear();
+    if (!decode_puppetry_block(block, config_.layout, scratch_events_)) {
+        ++counters_.blocks_malformed;
+        return;
+    }
+    std::span<const std::uint8_t> bytes = block;
+    const auto limit = static_cast<std::size_t>(a.cap.event_size);
+    if (block.size() > limit) {
+        const std::size_t kept = truncate_block(block, limit);
+        if (kept == 0) {
+            ++counters_.blocks_too_large;
+            return;
+        }
+        ++counters_.blocks_truncated;
+        bytes = {scratch_block_.data(), kept};
+    }
+    if (a.count == a.ring.size()) {  // keep the newest: drop the oldest
+        counters_.bytes_held -= a.ring[a.head].size;
+        --counters_.blocks_held;
+        a.head = (a.head + 1) % a.ring.size();
+        --a.count;
+        ++counters_.blocks_overload_dropped;
+    }
+    auto& slot = a.ring[(a.head + a.count) % a.ring.size()];
+    slot.size = static_cast<std::uint8_t>(bytes.size());
+    std::memcpy(slot.bytes.data(), bytes.data(), bytes.size());
+    ++a.count;
+    ++counters_.blocks_queued;
+    ++counters_.blocks_held;
+    counters_.bytes_held += bytes.size();
+}
+
+// ---- tick --------------------------------------------------------------------------------
+
+void PuppetryRelay::tick(double now_s, const RelaySendFn& send) {
+    ++counters_.ticks;
+    // Datagrams of one sender, encoded once and sent to each receiver: at most one per block.
+    std::array<std::pair<std::size_t, std::size_t>, kRelayBlocksPerSenderPerTick> groups{};
+    auto& datagrams = scratch_datagrams_;
+    for (auto& [sid, sp] : agents_) {
+        Agent& s = *sp;
+        if (s.count == 0) continue;
+        // Group consecutive blocks into datagrams within the soft limit.
+        std::size_t ngroups = 0, first = 0, size = pn::kDatagramHeaderSize + 1;
+        for (std::size_t i = 0; i < s.count; ++i) {
+            const std::size_t add = 1 + s.slot(i).size;
+            if (i > first && size + add > pn::kDatagramSoftLimit) {
+                groups[ngroups++] = {first, i};
+                first = i;
+                size = pn::kDatagramHeaderSize + 1;
+            }
+            size += add;
+        }
+        groups[ngroups++] = {first, s.count};
+        bool encoded = true;
+        for (std::size_t g = 0; g < ngroups && encoded; ++g) {
+            scratch_blocks_.clear();
+            for (std::size_t i = groups[g].first; i < groups[g].second; ++i)
+                scratch_blocks_.emplace_back(s.slot(i).bytes.data(), s.slot(i).size);
+            encoded = static_cast<bool>(pn::encode_blocks(s.id, scratch_blocks_, datagrams[g]));
+        }
+        if (encoded) {
+            for (auto& [rid, rp] : agents_) {
+                const Agent& r = *rp;
+                if (&r == &s) {
+                    if (!s.cap.echo_back) continue;
+                } else {
+                    const bool in_range = [&] {
+                        if (!r.has_position || !s.has_position) return false;
+                        const double dx = double(r.position.x) - s.position.x;
+                        const double dy = double(r.position.y) - s.position.y;
+                        const double dz = double(r.position.z) - s.position.z;
+                        return std::sqrt(dx * dx + dy * dy + dz * dz) <= r.cap.range;
+                    }();
+                    if (!in_range && !r.subscribed_to(s.id)) continue;
+                    if (r.muted(s.id)) {
+                        ++counters_.deliveries_muted;
+                        continue;
+                    }
+                    if (!r.cap.receive) {
+                        ++counters_.deliveries_not_receiving;
+                        continue;
+                    }
+                }
+                if (!r.has_endpoint) {
+                    ++counters_.deliveries_no_endpoint;
+                    continue;
+                }
+                ++counters_.deliveries;
+                counters_.blocks_forwarded += s.count;
+                for (std::size_t g = 0; g < ngroups; ++g) {
+                    send(r.endpoint, datagrams[g]);
+                    ++counters_.datagrams_sent;
+                    counters_.bytes_sent += datagrams[g].size();
+                }
+            }
+        }
+        for (std::size_t i = 0; i < s.count; ++i) counters_.bytes_held -= s.slot(i).size;
+        counters_.blocks_held -= s.count;
+        s.head = 0;
+        s.count = 0;
+    }
+    // Expire idle agents.
+    for (auto it = agents_.begin(); it != agents_.end();) {
+        if (now_s - it->second->last_seen > config_.idle_timeout_s) {
+            const Agent& a = *it->second;
+            for (std::size_t i = 0; i < a.count; ++i) counters_.bytes_held -= a.slot(i).size;
+            counters_.blocks_held -= a.count;
+            it = agents_.erase(it);
+            ++counters_.agents_expired;
+        } else {
+            ++it;
+        }
+    }
+    counters_.agents = agents_.size();
+}
+
+}  // namespace slanim
