@@ -62,20 +62,10 @@ std::string join(const std::vector<std::string>& v) {
     return out;
 }
 
-const char* kind_name(VisualParamKind k) {
-    switch (k) {
-    case VisualParamKind::Morph: return "morph";
-    case VisualParamKind::Skeleton: return "skeleton";
-    case VisualParamKind::Driver: return "driver";
-    case VisualParamKind::Color: return "color";
-    case VisualParamKind::Alpha: return "alpha";
-    }
-    return "?";
-}
 
 std::map<std::string, int> count_kinds(const AvatarDefinition& d) {
     std::map<std::string, int> n;
-    for (const VisualParamDef& p : d.params) ++n[kind_name(p.kind)];
+    for (const VisualParamDef& p : d.params) ++n[visual_param_kind_name(p.kind)];
     return n;
 }
 

@@ -456,4 +456,15 @@ Result<AvatarDefinition> load_avatar_definition(const std::filesystem::path& cha
     return d;
 }
 
+const char* visual_param_kind_name(VisualParamKind kind) {
+    switch (kind) {
+        case VisualParamKind::Morph: return "morph";
+        case VisualParamKind::Skeleton: return "skeleton";
+        case VisualParamKind::Driver: return "driver";
+        case VisualParamKind::Color: return "color";
+        case VisualParamKind::Alpha: return "alpha";
+    }
+    return "?";
+}
+
 }  // namespace slanim

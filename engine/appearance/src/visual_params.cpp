@@ -20,17 +20,6 @@ std::string lower(std::string_view s) {
     return out;
 }
 
-const char* kind_name(VisualParamKind k) {
-    switch (k) {
-        case VisualParamKind::Morph: return "morph";
-        case VisualParamKind::Skeleton: return "skeleton";
-        case VisualParamKind::Driver: return "driver";
-        case VisualParamKind::Color: return "color";
-        case VisualParamKind::Alpha: return "alpha";
-    }
-    return "?";
-}
-
 /// `F_APPROXIMATELY_ZERO` of the binormal guard in `LLPolyMorphTarget::apply`.
 constexpr float kApproximatelyZero = 0.00001f;
 
@@ -263,8 +252,8 @@ Result<std::shared_ptr<const AppearanceModel>> AppearanceModel::build(
             }
         } else if (it->second.info->kind != p.kind) {
             return Error{fmt::format("param {} '{}': shared occurrences of different kinds ({}, {})",
-                                     p.id, p.name, kind_name(it->second.info->kind),
-                                     kind_name(p.kind))};
+                                     p.id, p.name, visual_param_kind_name(it->second.info->kind),
+                                     visual_param_kind_name(p.kind))};
         }
         Pending& pe = it->second;
         if (p.kind == VisualParamKind::Morph) {

@@ -39,6 +39,10 @@ enum class VisualParamKind : std::uint8_t {
     Alpha,     ///< `<param_alpha>` (texture layers; weights kept, nothing deformed)
 };
 
+/// "morph", "skeleton", "driver", "color" or "alpha": the kind as avatar_lad.xml's element
+/// names it (`<param_morph>`, ...), for messages and reports.
+const char* visual_param_kind_name(VisualParamKind kind);
+
 /// `<volume_morph name scale pos>`: moves and scales a collision volume with the morph.
 struct VolumeMorphDef {
     std::string volume;  ///< collision volume name, e.g. "BELLY"
