@@ -24,10 +24,21 @@ namespace {
 using test::CliRun;
 CliRun run(std::vector<std::string> args) { return test::run_slanim(std::move(args)); }
 
+/// This process's scratch folder, removed when the process exits (ctest runs every test case
+/// as its own process).
 fs::path temp_dir() {
-    fs::path d = fs::temp_directory_path() / ("slanim_cli_test_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
+    struct Scratch {
+        fs::path path;
+        Scratch() : path(fs::temp_directory_path() / ("slanim_cli_test_" + std::to_string(::getpid()))) {
+            fs::create_directories(path);
+        }
+        ~Scratch() {
+            std::error_code ec;
+            fs::remove_all(path, ec);
+        }
+    };
+    static const Scratch scratch;
+    return scratch.path;
 }
 
 std::string write_demo(const fs::path& dir) {
