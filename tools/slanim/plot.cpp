@@ -5,8 +5,6 @@
 #include "plot.hpp"
 
 #include <cairo.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -16,8 +14,11 @@
 #include <memory>
 #include <numbers>
 #include <system_error>
+#include <vector>
 
 #include <fmt/format.h>
+
+#include "slanim/formats/io.hpp"
 
 namespace slanim::cli {
 namespace {
@@ -32,7 +33,6 @@ constexpr double kXLabelH = 28, kMinPlotH = 40;
 using Surface = std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)>;
 using Context = std::unique_ptr<cairo_t, decltype(&cairo_destroy)>;
 
-std::string errno_text(int err) { return std::error_code(err, std::generic_category()).message(); }
 
 void set_rgb(cairo_t* cr, std::uint32_t rgb) {
     cairo_set_source_rgb(cr, ((rgb >> 16) & 0xFF) / 255.0, ((rgb >> 8) & 0xFF) / 255.0,
@@ -243,47 +243,21 @@ void draw_legend(cairo_t* cr, const PlotPanel& panel, const Rect& r) {
     }
 }
 
-/// cairo's PNG writer output, straight into a file descriptor.
-struct FdSink {
-    int fd;
-    int err = 0;
-};
-
-cairo_status_t write_chunk(void* closure, const unsigned char* data, unsigned int length) {
-    auto* sink = static_cast<FdSink*>(closure);
-    while (length > 0) {
-        const ssize_t n = ::write(sink->fd, data, length);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            sink->err = errno;
-            return CAIRO_STATUS_WRITE_ERROR;
-        }
-        data += n;
-        length -= static_cast<unsigned int>(n);
-    }
+/// cairo's PNG writer output, collected in memory.
+cairo_status_t append_chunk(void* closure, const unsigned char* data, unsigned int length) {
+    auto* out = static_cast<std::vector<std::uint8_t>*>(closure);
+    out->insert(out->end(), data, data + length);
     return CAIRO_STATUS_SUCCESS;
 }
 
-/// Writes the surface to `path` via a temporary file in the same directory and a rename.
+/// Encodes the surface as PNG and writes it with write_file_atomic (mode from the umask, or the
+/// replaced file's). Returns an error message, empty on success.
 std::string save_png_atomically(cairo_surface_t* surface, const std::string& path) {
-    std::string tmp = path + ".tmp-XXXXXX";
-    const int fd = ::mkstemp(tmp.data());
-    if (fd < 0)
-        return fmt::format("cannot create a file next to '{}': {}", path, errno_text(errno));
-    FdSink sink{fd};
-    std::string error;
-    const cairo_status_t st = cairo_surface_write_to_png_stream(surface, write_chunk, &sink);
-    if (st != CAIRO_STATUS_SUCCESS)
-        error = fmt::format("cannot write '{}': {}", tmp,
-                            sink.err ? errno_text(sink.err) : cairo_status_to_string(st));
-    else if (::fchmod(fd, 0644) != 0 || ::fsync(fd) != 0)  // mkstemp creates it 0600
-        error = fmt::format("cannot write '{}': {}", tmp, errno_text(errno));
-    if (::close(fd) != 0 && error.empty())
-        error = fmt::format("cannot write '{}': {}", tmp, errno_text(errno));
-    if (error.empty() && std::rename(tmp.c_str(), path.c_str()) != 0)
-        error = fmt::format("cannot rename '{}' to '{}': {}", tmp, path, errno_text(errno));
-    if (!error.empty()) ::unlink(tmp.c_str());
-    return error;
+    std::vector<std::uint8_t> png;
+    const cairo_status_t st = cairo_surface_write_to_png_stream(surface, append_chunk, &png);
+    if (st != CAIRO_STATUS_SUCCESS) return fmt::format("{}: cannot encode the PNG: {}", path, cairo_status_to_string(st));
+    if (auto w = write_file_atomic(path, png); !w) return w.error().message;
+    return {};
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 // exit codes, atomic outputs; and a batch over the real files of SLANIM_SHARED_DIR "/anims"
 // (skipped when absent).
 #include <gtest/gtest.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -227,6 +229,51 @@ TEST_F(EditCli, InPlace) {
     const CliRun twice = run({"edit", a, a, "--priority", "1", "--in-place"});
     EXPECT_EQ(twice.code, 1);
     EXPECT_EQ(read(a).base_priority, 6);
+}
+
+// Outputs get the mode a plain open(O_CREAT, 0666) gives under the umask; --in-place keeps the
+// edited file's mode (issue 15: every output used to come out 0600).
+TEST_F(EditCli, OutputModesFollowTheUmaskAndInPlaceKeepsTheMode) {
+    const std::string a = write_motion("a.anim");
+    const mode_t old_umask = ::umask(022);
+    CliRun r = run({"edit", a, "--priority", "5", "-o", path("u022.anim")});
+    ::umask(077);
+    CliRun r2 = run({"edit", a, "--priority", "5", "-o", path("u077.anim")});
+    ASSERT_EQ(::chmod(a.c_str(), 0640), 0);
+    ::umask(022);
+    CliRun r3 = run({"edit", a, "--priority", "6", "--in-place"});
+    ::umask(old_umask);
+    ASSERT_EQ(r.code, 0) << r.err;
+    ASSERT_EQ(r2.code, 0) << r2.err;
+    ASSERT_EQ(r3.code, 0) << r3.err;
+    const auto mode = [](const std::string& p) {
+        struct stat st {};
+        EXPECT_EQ(::stat(p.c_str(), &st), 0);
+        return st.st_mode & 07777;
+    };
+    EXPECT_EQ(mode(path("u022.anim")), 0644u);
+    EXPECT_EQ(mode(path("u077.anim")), 0600u);
+    EXPECT_EQ(mode(a), 0640u);
+    EXPECT_EQ(read(a).base_priority, 6);
+}
+
+// A read-only output folder: a clear error naming the file, exit 1, nothing left behind.
+TEST_F(EditCli, ReadOnlyOutputFolderFailsWithExit1) {
+    const std::string a = write_motion("a.anim");
+    const fs::path ro = dir_ / "ro";
+    fs::create_directories(ro);
+    if (::mount("tmpfs", ro.c_str(), "tmpfs", MS_RDONLY, "size=64k") != 0)
+        GTEST_SKIP() << "cannot mount a read-only tmpfs here (needs CAP_SYS_ADMIN)";
+    const std::string out = (ro / "out.anim").string();
+    const CliRun r = run({"edit", a, "--priority", "5", "-o", out});
+    const CliRun c = run({"convert", a, "-o", out});
+    ::umount2(ro.c_str(), MNT_DETACH);
+    EXPECT_EQ(r.code, 1) << r.out << r.err;
+    EXPECT_NE((r.out + r.err).find(out), std::string::npos) << r.out << r.err;
+    EXPECT_NE((r.out + r.err).find("Read-only file system"), std::string::npos) << r.out << r.err;
+    EXPECT_EQ(c.code, 1) << c.out << c.err;
+    EXPECT_NE(c.err.find(out), std::string::npos) << c.err;
+    EXPECT_TRUE(fs::is_empty(ro));
 }
 
 TEST_F(EditCli, ExitCodesAndUsageErrors) {

@@ -1,0 +1,155 @@
+// write_file_atomic: permissions like a plain open(O_CREAT, 0666), replaced files keep theirs,
+// failures (read-only folder, full disk) leave the old file intact and no temporary file behind.
+#include <gtest/gtest.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "slanim/formats/io.hpp"
+
+namespace fs = std::filesystem;
+using namespace slanim;
+
+namespace {
+
+/// A fresh folder under the temporary directory, removed (and unmounted) at the end.
+struct ScratchDir {
+    fs::path path;
+    bool mounted = false;
+    explicit ScratchDir(const std::string& name) {
+        path = fs::temp_directory_path() / ("slanim_io_test_" + name + "_" + std::to_string(::getpid()));
+        fs::remove_all(path);
+        fs::create_directories(path);
+    }
+    /// Mounts a tmpfs of `options` on the folder; false when the process may not mount.
+    bool mount_tmpfs(const char* options, unsigned long flags = 0) {
+        mounted = ::mount("tmpfs", path.c_str(), "tmpfs", flags, options) == 0;
+        return mounted;
+    }
+    ~ScratchDir() {
+        if (mounted) ::umount2(path.c_str(), MNT_DETACH);
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+};
+
+/// Sets the umask for one scope (the umask is process-wide: ctest runs each case alone).
+struct UmaskScope {
+    mode_t old;
+    explicit UmaskScope(mode_t m) : old(::umask(m)) {}
+    ~UmaskScope() { ::umask(old); }
+};
+
+mode_t mode_of(const fs::path& p) {
+    struct stat st {};
+    EXPECT_EQ(::stat(p.c_str(), &st), 0) << p;
+    return st.st_mode & 07777;
+}
+
+std::vector<std::uint8_t> bytes(const std::string& s) { return {s.begin(), s.end()}; }
+
+std::string read_text(const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+std::size_t entries(const fs::path& dir) {
+    return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
+}
+
+}  // namespace
+
+TEST(WriteFileAtomic, NewFilesFollowTheUmask) {
+    ScratchDir dir("umask");
+    {
+        UmaskScope u(022);
+        ASSERT_TRUE(write_file_atomic((dir.path / "a.anim").string(), bytes("a")).ok());
+    }
+    {
+        UmaskScope u(027);
+        ASSERT_TRUE(write_file_atomic((dir.path / "b.anim").string(), bytes("b")).ok());
+    }
+    {
+        UmaskScope u(0);
+        ASSERT_TRUE(write_file_atomic((dir.path / "c.anim").string(), bytes("c")).ok());
+    }
+    EXPECT_EQ(mode_of(dir.path / "a.anim"), 0644u);
+    EXPECT_EQ(mode_of(dir.path / "b.anim"), 0640u);
+    EXPECT_EQ(mode_of(dir.path / "c.anim"), 0666u);
+    EXPECT_EQ(entries(dir.path), 3u) << "no temporary file is left";
+}
+
+TEST(WriteFileAtomic, ReplacedFilesKeepModeAndGroup) {
+    ScratchDir dir("keep");
+    const fs::path p = dir.path / "walk.anim";
+    ASSERT_TRUE(write_file_atomic(p.string(), bytes("old")).ok());
+    ASSERT_EQ(::chmod(p.c_str(), 0640), 0);
+    // A group other than ours where we may set it (root can); else the test checks the mode only.
+    const gid_t other_group = ::getegid() == 0 ? 100 : ::getegid();
+    const bool chowned = ::chown(p.c_str(), static_cast<uid_t>(-1), other_group) == 0;
+    UmaskScope u(077);
+    ASSERT_TRUE(write_file_atomic(p.string(), bytes("new")).ok());
+    EXPECT_EQ(read_text(p), "new");
+    EXPECT_EQ(mode_of(p), 0640u);
+    struct stat st {};
+    ASSERT_EQ(::stat(p.c_str(), &st), 0);
+    if (chowned) {
+        EXPECT_EQ(st.st_gid, other_group);
+    }
+    EXPECT_EQ(entries(dir.path), 1u);
+}
+
+TEST(WriteFileAtomic, WritesThroughASymbolicLink) {
+    ScratchDir dir("link");
+    const fs::path real = dir.path / "real.anim", link = dir.path / "link.anim";
+    ASSERT_TRUE(write_file_atomic(real.string(), bytes("old")).ok());
+    fs::create_symlink(real.filename(), link);
+    ASSERT_TRUE(write_file_atomic(link.string(), bytes("new")).ok());
+    EXPECT_TRUE(fs::is_symlink(link));
+    EXPECT_EQ(read_text(real), "new");
+}
+
+TEST(WriteFileAtomic, ReadOnlyFolderFailsCleanly) {
+    ScratchDir dir("readonly");
+    if (!dir.mount_tmpfs("size=64k", MS_RDONLY))
+        GTEST_SKIP() << "cannot mount a read-only tmpfs here (needs CAP_SYS_ADMIN): " << std::strerror(errno);
+    const fs::path p = dir.path / "out.anim";
+    auto w = write_file_atomic(p.string(), bytes("data"));
+    ASSERT_FALSE(w.ok());
+    EXPECT_NE(w.error().message.find(p.string()), std::string::npos) << w.error().message;
+    EXPECT_NE(w.error().message.find("Read-only file system"), std::string::npos) << w.error().message;
+    EXPECT_EQ(entries(dir.path), 0u);
+}
+
+TEST(WriteFileAtomic, FullDiskKeepsTheOldFileAndLeavesNoTemporary) {
+    ScratchDir dir("full");
+    if (!dir.mount_tmpfs("size=64k"))
+        GTEST_SKIP() << "cannot mount a small tmpfs here (needs CAP_SYS_ADMIN): " << std::strerror(errno);
+    const fs::path p = dir.path / "dance.anim";
+    ASSERT_TRUE(write_file_atomic(p.string(), bytes("the old contents")).ok());
+    const std::vector<std::uint8_t> big(256 * 1024, 0x5A);
+    auto w = write_file_atomic(p.string(), big);
+    ASSERT_FALSE(w.ok());
+    EXPECT_NE(w.error().message.find(p.string()), std::string::npos) << w.error().message;
+    EXPECT_NE(w.error().message.find("No space left on device"), std::string::npos) << w.error().message;
+    EXPECT_EQ(read_text(p), "the old contents");
+    EXPECT_EQ(entries(dir.path), 1u) << "the temporary file is removed";
+}
+
+TEST(WriteFileAtomic, MissingFolderAndDirectoryTargetAreErrors) {
+    ScratchDir dir("errors");
+    auto missing = write_file_atomic((dir.path / "no/such/folder/x.anim").string(), bytes("x"));
+    ASSERT_FALSE(missing.ok());
+    EXPECT_NE(missing.error().message.find("no/such/folder/x.anim"), std::string::npos);
+    auto folder = write_file_atomic(dir.path.string(), bytes("x"));
+    ASSERT_FALSE(folder.ok());
+    EXPECT_NE(folder.error().message.find("is a directory"), std::string::npos) << folder.error().message;
+    EXPECT_FALSE(write_file_atomic("", bytes("x")).ok());
+}
