@@ -2,6 +2,8 @@
 // LLPuppetMotion's receive side (spec §9.3) and target solving (§9.4, §9.6) for the runtime.
 #include "slanim/runtime/puppetry.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -639,9 +641,10 @@ bool PuppetryRuntime::receive_block(Entity e, std::span<const std::uint8_t> bloc
 }
 
 void PuppetryRuntime::receive_datagram(std::span<const std::uint8_t> datagram) {
-    auto d = puppetry_net::decode_datagram(datagram);
+    puppetry_net::DatagramFault fault = puppetry_net::DatagramFault::Short;
+    auto d = puppetry_net::decode_datagram(datagram, &fault);
     if (!d) {
-        ++malformed_datagrams_;
+        reject_datagram(fault);
         return;
     }
     if (d->kind != puppetry_net::DatagramKind::Blocks) return;  // position reports: relay only
@@ -653,6 +656,34 @@ void PuppetryRuntime::receive_datagram(std::span<const std::uint8_t> datagram) {
         return;
     }
     for (const auto block : d->blocks) receive_block(target, block);
+}
+
+void PuppetryRuntime::reject_datagram(puppetry_net::DatagramFault why) {
+    ++malformed_datagrams_;
+    ++datagram_faults_[static_cast<std::size_t>(why)];
+}
+
+std::string PuppetryRuntime::report(Entity e) {
+    std::string out;
+    if (const PuppetryPlayback* p = playback(e)) {
+        const PuppetryStats& st = p->stats();
+        out = fmt::format("{} events, {} joint samples ({} unknown), {} blocks ({} malformed, {} dropped), "
+                          "{} target solves ({} unsupported), {} joints expired, ",
+                          st.events_queued, st.samples_queued, st.samples_unknown, st.blocks_received,
+                          st.blocks_malformed, st.blocks_dropped, st.targets_solved, st.targets_unsupported,
+                          st.joints_expired);
+    }
+    out += fmt::format("{} malformed datagrams", malformed_datagrams_);
+    std::string reasons;
+    for (std::size_t i = 0; i < datagram_faults_.size(); ++i) {
+        if (datagram_faults_[i] == 0) continue;
+        reasons += fmt::format("{}{} {}", reasons.empty() ? "" : ", ",
+                               puppetry_net::datagram_fault_name(static_cast<puppetry_net::DatagramFault>(i)),
+                               datagram_faults_[i]);
+    }
+    if (!reasons.empty()) out += " (" + reasons + ")";
+    out += fmt::format(", {} unrouted", unrouted_datagrams_);
+    return out;
 }
 
 bool PuppetryRuntime::receive_event(Entity e, std::int32_t remote_ms,

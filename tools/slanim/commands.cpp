@@ -383,13 +383,9 @@ int cmd_play(Context& c, const PlayOptions& o) {
                              mesh_frames.size() > 1 ? " … " + last_mesh_file : std::string());
     }
     if (puppetry) {
-        const PuppetryStats& st = puppetry->playback(avatar)->stats();
-        c.err << fmt::format(
-            "slanim play: puppetry {}: {} events, {} joint samples ({} unknown), {} blocks ({} malformed, "
-            "{} dropped), {} malformed datagrams, {} target solves ({} unsupported), {} joints expired\n",
-            source->describe(), st.events_queued, st.samples_queued, st.samples_unknown, st.blocks_received,
-            st.blocks_malformed, st.blocks_dropped, puppetry->malformed_datagrams(), st.targets_solved,
-            st.targets_unsupported, st.joints_expired);
+        const std::string extra = source->counters();
+        c.err << fmt::format("slanim play: puppetry {}: {}{}{}\n", source->describe(), puppetry->report(avatar),
+                             extra.empty() ? "" : "; ", extra);
     }
     if (!o.output.empty()) {
         const std::string s = std::move(buffer).str();

@@ -78,6 +78,10 @@ struct Setup {
     std::shared_ptr<const LoadedAppearance> appearance;  ///< null without --character
     std::unique_ptr<AvatarMeshBody> mesh;               ///< null without --character
     std::string title;  ///< the files' stems, for captions
+    /// The puppetry runtime of the current world (replaced when a fresh world is set up) and
+    /// its source, for the counters printed on exit; null without --puppetry.
+    std::shared_ptr<std::shared_ptr<PuppetryRuntime>> puppetry =
+        std::make_shared<std::shared_ptr<PuppetryRuntime>>();
 };
 
 /// Loads the skeleton and motions like `slanim play` (no FILE: the built-in demo). Returns the
@@ -150,7 +154,8 @@ std::optional<int> setup(const char* cmd, std::ostream& err, const GfxOptions& o
         auto la = s.appearance;
         auto skeleton = s.skeleton;
         const std::string spec = o.puppetry;
-        auto r = s.playback->set_world_setup([la, skeleton, spec](World& world, Entity avatar) -> Result<bool> {
+        auto current = s.puppetry;
+        auto r = s.playback->set_world_setup([la, skeleton, spec, current](World& world, Entity avatar) -> Result<bool> {
             if (la) {
                 auto a = la->make();
                 if (!a) return a.error();
@@ -163,6 +168,7 @@ std::optional<int> setup(const char* cmd, std::ostream& err, const GfxOptions& o
                 auto src = open_puppetry_source(spec, avatar, *skeleton);
                 if (!src) return Error{"--puppetry " + spec + ": " + src.error().describe()};
                 runtime->add_source(std::move(*src));
+                *current = runtime;
             }
             return true;
         });
@@ -439,6 +445,10 @@ int cmd_view(std::ostream& out, std::ostream& err, const GfxOptions& o) {
         gl.swap();
         if (o.quit_after > 0 && ++frames_drawn >= o.quit_after) running = false;
     }
+    if (const auto& rt = *s.puppetry; rt && !rt->sources().empty())
+        err << fmt::format("slanim view: puppetry {}: {}{}{}\n", rt->sources().front()->describe(),
+                           rt->report(pb.avatar()), rt->sources().front()->counters().empty() ? "" : "; ",
+                           rt->sources().front()->counters());
     return 0;
 }
 

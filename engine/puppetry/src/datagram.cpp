@@ -8,6 +8,20 @@
 #include <string>
 
 namespace slanim::puppetry_net {
+const char* datagram_fault_name(DatagramFault f) {
+    switch (f) {
+        case DatagramFault::Short: return "short";
+        case DatagramFault::Magic: return "magic";
+        case DatagramFault::Kind: return "kind";
+        case DatagramFault::BlockCount: return "block count";
+        case DatagramFault::BlockLength: return "block length";
+        case DatagramFault::Trailing: return "trailing bytes";
+        case DatagramFault::PositionReport: return "position report";
+        case DatagramFault::Oversize: return "oversize";
+    }
+    return "?";
+}
+
 namespace {
 
 Error fail(std::string message, std::size_t offset) {
@@ -65,69 +79,73 @@ void append_datagram(const AgentId& agent, std::span<const std::span<const std::
 
 }  // namespace
 
-Result<Datagram> decode_datagram(std::span<const std::uint8_t> bytes) {
+Result<Datagram> decode_datagram(std::span<const std::uint8_t> bytes, DatagramFault* fault_out) {
+    const auto fault = [fault_out](DatagramFault f, Error e) {
+        if (fault_out) *fault_out = f;
+        return e;
+    };
     if (bytes.size() < kDatagramHeaderSize)
-        return fail("puppetry datagram: " + std::to_string(bytes.size()) +
+        return fault(DatagramFault::Short, fail("puppetry datagram: " + std::to_string(bytes.size()) +
                         " bytes, shorter than the 18-byte header",
-                    bytes.size());
+                    bytes.size()));
     if (bytes[0] != kDatagramMagicVersion)
-        return fail("puppetry datagram: magic/version byte is " + std::to_string(bytes[0]) +
+        return fault(DatagramFault::Magic, fail("puppetry datagram: magic/version byte is " + std::to_string(bytes[0]) +
                         ", expected 161 (0xA1)",
-                    0);
+                    0));
     Datagram d;
     std::memcpy(d.agent.bytes.data(), bytes.data() + 2, 16);
     switch (bytes[1]) {
         case static_cast<std::uint8_t>(DatagramKind::Blocks): {
             d.kind = DatagramKind::Blocks;
             if (bytes.size() < kDatagramHeaderSize + 1)
-                return fail("puppetry datagram: blocks datagram ends before its block count",
-                            bytes.size());
+                return fault(DatagramFault::BlockCount, fail("puppetry datagram: blocks datagram ends before its block count",
+                            bytes.size()));
             const std::size_t count = bytes[kDatagramHeaderSize];
             if (count == 0)
-                return fail("puppetry datagram: block count is 0, expected 1..255",
-                            kDatagramHeaderSize);
+                return fault(DatagramFault::BlockCount, fail("puppetry datagram: block count is 0, expected 1..255",
+                            kDatagramHeaderSize));
             std::size_t at = kDatagramHeaderSize + 1;
             for (std::size_t i = 0; i < count; ++i) {
                 if (at >= bytes.size())
-                    return fail("puppetry datagram: ends before block " + std::to_string(i) +
+                    return fault(DatagramFault::BlockLength, fail("puppetry datagram: ends before block " + std::to_string(i) +
                                     " of " + std::to_string(count),
-                                at);
+                                at));
                 const std::size_t len = bytes[at];
                 if (len == 0)
-                    return fail("puppetry datagram: block " + std::to_string(i) +
+                    return fault(DatagramFault::BlockLength, fail("puppetry datagram: block " + std::to_string(i) +
                                     " has length 0, expected 1..255",
-                                at);
+                                at));
                 if (len > bytes.size() - at - 1)
-                    return fail("puppetry datagram: block " + std::to_string(i) + " of " +
+                    return fault(DatagramFault::BlockLength, fail("puppetry datagram: block " + std::to_string(i) + " of " +
                                     std::to_string(len) + " bytes runs past the end (" +
                                     std::to_string(bytes.size() - at - 1) + " left)",
-                                at);
+                                at));
                 at += 1 + len;
             }
             if (at != bytes.size())
-                return fail("puppetry datagram: " + std::to_string(bytes.size() - at) +
+                return fault(DatagramFault::Trailing, fail("puppetry datagram: " + std::to_string(bytes.size() - at) +
                                 " bytes after the last block",
-                            at);
+                            at));
             d.blocks = BlockList(bytes.subspan(kDatagramHeaderSize + 1), count);
             return d;
         }
         case static_cast<std::uint8_t>(DatagramKind::PositionReport): {
             d.kind = DatagramKind::PositionReport;
             if (bytes.size() != kPositionReportSize)
-                return fail("puppetry datagram: position report has " +
+                return fault(DatagramFault::PositionReport, fail("puppetry datagram: position report has " +
                                 std::to_string(bytes.size()) + " bytes, expected 30",
-                            std::min(bytes.size(), kPositionReportSize));
+                            std::min(bytes.size(), kPositionReportSize)));
             const std::uint8_t* p = bytes.data() + kDatagramHeaderSize;
             d.position = {read_f32(p), read_f32(p + 4), read_f32(p + 8)};
             if (!is_finite(d.position))
-                return fail("puppetry datagram: position report holds a non-finite coordinate",
-                            kDatagramHeaderSize);
+                return fault(DatagramFault::PositionReport, fail("puppetry datagram: position report holds a non-finite coordinate",
+                            kDatagramHeaderSize));
             return d;
         }
         default:
-            return fail("puppetry datagram: unknown kind " + std::to_string(bytes[1]) +
+            return fault(DatagramFault::Kind, fail("puppetry datagram: unknown kind " + std::to_string(bytes[1]) +
                             ", expected 1 (blocks) or 2 (position report)",
-                        1);
+                        1));
     }
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Puppetry sources: the datagram framing, UDP on loopback driving an avatar, LEAP framing, a
+// Puppetry sources: UDP on loopback driving an avatar, LEAP framing, a
 // scripted LEAP session (set + get) over pipes, frame → sample resolution, and capture replay
 // (timing, looping, and the real webcam capture when ../shared is present).
 #include <gtest/gtest.h>
@@ -35,62 +35,6 @@ float head_angle(World& w, Entity e, Quat q) {
 }
 
 }  // namespace
-
-TEST(PuppetryNet, BlocksDatagramRoundTripsAndRejectsBadFraming) {
-    const std::vector<std::uint8_t> b1(10, 7), b2(255, 9);
-    const std::span<const std::uint8_t> blocks[2] = {b1, b2};
-    std::vector<std::uint8_t> dg;
-    ASSERT_TRUE(puppetry_net::encode_blocks(agent(3), blocks, dg));
-    EXPECT_EQ(dg.size(), 18u + 1 + 11 + 256);
-    auto d = puppetry_net::decode_datagram(dg);
-    ASSERT_TRUE(d) << d.error().describe();
-    EXPECT_EQ(d->kind, puppetry_net::DatagramKind::Blocks);
-    EXPECT_EQ(d->agent, agent(3));
-    ASSERT_EQ(d->blocks.size(), 2u);
-    auto it = d->blocks.begin();
-    EXPECT_TRUE(std::ranges::equal(*it, b1));
-    ++it;
-    EXPECT_TRUE(std::ranges::equal(*it, b2));
-    // Every truncation is rejected, never read past the end.
-    for (std::size_t n = 0; n < dg.size(); ++n)
-        EXPECT_FALSE(puppetry_net::decode_datagram({dg.data(), n})) << n;
-    auto bad = dg;
-    bad[0] = 0xA2;
-    EXPECT_FALSE(puppetry_net::decode_datagram(bad));
-    bad = dg;
-    bad[18] = 0;  // zero blocks
-    EXPECT_FALSE(puppetry_net::decode_datagram(bad));
-    bad = dg;
-    bad.push_back(0);  // trailing byte
-    EXPECT_FALSE(puppetry_net::decode_datagram(bad));
-    const std::vector<std::uint8_t> empty;
-    const std::span<const std::uint8_t> with_empty[1] = {empty};
-    EXPECT_FALSE(puppetry_net::encode_blocks(agent(1), with_empty, dg));
-}
-
-TEST(PuppetryNet, PositionReportAndSplitting) {
-    auto r = puppetry_net::encode_position_report(agent(5), {1.f, -2.f, 30.5f});
-    ASSERT_TRUE(r);
-    auto d = puppetry_net::decode_datagram(*r);
-    ASSERT_TRUE(d);
-    EXPECT_EQ(d->kind, puppetry_net::DatagramKind::PositionReport);
-    EXPECT_EQ(d->position, (Vec3{1.f, -2.f, 30.5f}));
-    EXPECT_FALSE(puppetry_net::encode_position_report(agent(5), {NAN, 0.f, 0.f}));
-    std::vector<std::vector<std::uint8_t>> storage(10, std::vector<std::uint8_t>(200, 1));
-    std::vector<std::span<const std::uint8_t>> blocks(storage.begin(), storage.end());
-    std::vector<std::vector<std::uint8_t>> out;
-    auto n = puppetry_net::encode_blocks_split(agent(2), blocks, out);
-    ASSERT_TRUE(n);
-    EXPECT_EQ(*n, 2u);  // 5 × 201 + 19 ≤ 1200
-    std::size_t total = 0;
-    for (const auto& dg : out) {
-        EXPECT_LE(dg.size(), 1200u);
-        auto dd = puppetry_net::decode_datagram(dg);
-        ASSERT_TRUE(dd);
-        total += dd->blocks.size();
-    }
-    EXPECT_EQ(total, 10u);
-}
 
 TEST(PuppetrySources, UdpDatagramsOnLoopbackDriveTheBoundAvatar) {
     World world;

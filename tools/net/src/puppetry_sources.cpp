@@ -36,6 +36,10 @@ Result<std::unique_ptr<UdpPuppetrySource>> UdpPuppetrySource::open(const std::st
         return Error{"udp source: bind " + host + ":" + std::to_string(port) + ": " +
                      std::strerror(err)};
     }
+    // Room for a burst between two frames, and the kernel's count of what still overflowed.
+    const int rcvbuf = kReceiveBufferBytes, one = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+    ::setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof one);
     sockaddr_in bound{};
     socklen_t len = sizeof bound;
     ::getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &len);
@@ -47,19 +51,38 @@ UdpPuppetrySource::~UdpPuppetrySource() {
 }
 
 void UdpPuppetrySource::poll(PuppetryRuntime& runtime, World&, double) {
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(std::uint32_t))];
     for (std::size_t k = 0; k < max_per_poll; ++k) {
-        const ssize_t n = ::recv(fd_, buffer_.data(), buffer_.size(), MSG_TRUNC);
+        iovec iov{buffer_.data(), buffer_.size()};
+        msghdr msg{};
+        msg.msg_iov = &iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control;
+        msg.msg_controllen = sizeof control;
+        const ssize_t n = ::recvmsg(fd_, &msg, MSG_TRUNC);
         if (n < 0) break;  // EAGAIN: nothing more (or an error: retried next frame)
         ++datagrams_;
+        for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
+                std::uint32_t dropped = 0;  // cumulative since the socket was opened
+                std::memcpy(&dropped, CMSG_DATA(c), sizeof dropped);
+                kernel_drops_ = dropped;
+            }
+        }
         // MSG_TRUNC reports the real length: a datagram larger than the buffer is malformed
         // (the framing caps datagrams at puppetry_net::kMaxDatagramSize).
         const auto size = static_cast<std::size_t>(n);
         if (size > buffer_.size()) {
-            runtime.receive_datagram({});  // counted as malformed
+            runtime.reject_datagram(puppetry_net::DatagramFault::Oversize);
             continue;
         }
         runtime.receive_datagram({buffer_.data(), size});
     }
+}
+
+std::string UdpPuppetrySource::counters() const {
+    return std::to_string(datagrams_) + " datagrams read, " + std::to_string(kernel_drops_) +
+           " dropped by the kernel (receive buffer full)";
 }
 
 std::string UdpPuppetrySource::describe() const {

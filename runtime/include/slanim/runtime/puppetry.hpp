@@ -41,6 +41,7 @@
 #pragma once
 
 #include <cstddef>
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -51,6 +52,7 @@
 #include "slanim/core/blend.hpp"
 #include "slanim/formats/llsd.hpp"
 #include "slanim/core/math.hpp"
+#include "slanim/puppetry/datagram.hpp"
 #include "slanim/puppetry/event_block.hpp"
 #include "slanim/core/skeleton.hpp"
 #include "slanim/ik/solvers.hpp"
@@ -207,8 +209,11 @@ public:
     /// max_blocks_per_frame per frame). Returns false for an entity without playback.
     bool receive_block(Entity e, std::span<const std::uint8_t> block);
     /// Routes a puppetry datagram (blocks → receive_block of the bound avatar). Malformed
-    /// datagrams are counted in malformed_datagrams() and dropped.
+    /// datagrams are dropped and counted in malformed_datagrams(), per reason in
+    /// datagram_faults(); datagrams no avatar is bound to in unrouted_datagrams().
     void receive_datagram(std::span<const std::uint8_t> datagram);
+    /// Counts a datagram a source dropped before decoding (e.g. larger than its buffer).
+    void reject_datagram(puppetry_net::DatagramFault why);
     /// Queues an already decoded event for `e` at once (LEAP and replay sources), received at
     /// the injected clock's time, or at the last ingest's time without one.
     bool receive_event(Entity e, std::int32_t remote_ms, std::span<const PuppetryJointSample> joints);
@@ -227,6 +232,13 @@ public:
     PuppetryPlayback* playback(Entity e);
     [[nodiscard]] std::uint64_t malformed_datagrams() const { return malformed_datagrams_; }
     [[nodiscard]] std::uint64_t unrouted_datagrams() const { return unrouted_datagrams_; }
+    /// Malformed datagrams per puppetry_net::DatagramFault (indexed by its value).
+    [[nodiscard]] std::span<const std::uint64_t, puppetry_net::kNumDatagramFaults> datagram_faults() const {
+        return datagram_faults_;
+    }
+    /// One line for logs: the playback counters of `e` and the datagram counters, with the
+    /// reasons of the drops ("... 12 malformed datagrams (short 3, magic 9), 0 unrouted").
+    [[nodiscard]] std::string report(Entity e);
 
     /// The ingest system's work (public for tools that drive phases themselves): advances the
     /// clock by dt (or reads the injected one), polls sources, decodes the buffered blocks,
@@ -248,6 +260,7 @@ private:
     std::function<double()> clock_;
     double now_ = 0.0;
     std::uint64_t malformed_datagrams_ = 0, unrouted_datagrams_ = 0;
+    std::array<std::uint64_t, puppetry_net::kNumDatagramFaults> datagram_faults_{};
     std::vector<PuppetryJointSample> scratch_;
     std::vector<PuppetryEvent> events_;
 };
@@ -264,6 +277,9 @@ public:
     /// True when the source will produce nothing more (end of a non-looping replay, stdin
     /// closed).
     [[nodiscard]] virtual bool finished() const { return false; }
+    /// The source's own counters for logs ("" when it keeps none), e.g. what a UDP socket's
+    /// receive buffer dropped.
+    [[nodiscard]] virtual std::string counters() const { return {}; }
 };
 
 }  // namespace slanim

@@ -127,12 +127,29 @@ struct Datagram {
     Vec3 position;     ///< metres, region frame
 };
 
+/// Why a datagram was rejected (counted per reason by the receivers).
+enum class DatagramFault : std::uint8_t {
+    Short,           ///< shorter than the 18-byte header (or empty)
+    Magic,           ///< wrong magic/version byte
+    Kind,            ///< unknown kind byte
+    BlockCount,      ///< block count missing or 0
+    BlockLength,     ///< a block of length 0 or running past the end
+    Trailing,        ///< bytes after the last block
+    PositionReport,  ///< a position report of the wrong size or with a non-finite coordinate
+    Oversize,        ///< larger than the receiver's buffer (set by receivers, not by decoding)
+};
+inline constexpr std::size_t kNumDatagramFaults = 8;
+/// "short", "magic", "kind", "block count", "block length", "trailing bytes", "position report",
+/// "oversize".
+const char* datagram_fault_name(DatagramFault fault);
+
 /// Validates and decodes one datagram. Errors (with the byte offset of the problem): empty or
 /// shorter than its header, wrong magic/version byte, unknown kind, zero block count, a zero
 /// block length, a block running past the end, bytes left after the last block, a position
 /// report that is not exactly kPositionReportSize bytes or holds a non-finite coordinate.
-/// Never reads outside `bytes`, never allocates.
-Result<Datagram> decode_datagram(std::span<const std::uint8_t> bytes);
+/// On an error `*fault`, when given, says which rule failed. Never reads outside `bytes`;
+/// allocates only the error message.
+Result<Datagram> decode_datagram(std::span<const std::uint8_t> bytes, DatagramFault* fault = nullptr);
 
 /// Encodes a blocks datagram into `out` (cleared first). Errors: no block, more than
 /// kMaxBlocksPerDatagram blocks, a block that is empty or longer than kMaxBlockSize.

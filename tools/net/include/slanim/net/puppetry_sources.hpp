@@ -62,13 +62,21 @@ public:
     UdpPuppetrySource& operator=(const UdpPuppetrySource&) = delete;
 
     /// Reads every pending datagram (at most max_per_poll per call, so a flood cannot stall a
-    /// frame).
+    /// frame). What arrives while the buffer is full is dropped by the kernel and counted in
+    /// kernel_drops().
     void poll(PuppetryRuntime& runtime, World& world, double now_s) override;
     [[nodiscard]] std::string describe() const override;
     /// The bound port.
     [[nodiscard]] std::uint16_t port() const { return port_; }
     [[nodiscard]] std::uint64_t datagrams() const { return datagrams_; }
+    /// Datagrams the kernel dropped because the socket's receive buffer was full between two
+    /// polls (SO_RXQ_OVFL; as of the last datagram read).
+    [[nodiscard]] std::uint64_t kernel_drops() const { return kernel_drops_; }
+    /// "N datagrams read, M dropped by the kernel (receive buffer full)".
+    [[nodiscard]] std::string counters() const override;
     std::size_t max_per_poll = 4096;
+    /// The receive buffer asked for at open (the kernel caps it at net.core.rmem_max).
+    static constexpr int kReceiveBufferBytes = 4 << 20;
 
 private:
     UdpPuppetrySource(int fd, std::string host, std::uint16_t port)
@@ -76,7 +84,7 @@ private:
     int fd_ = -1;
     std::string host_;
     std::uint16_t port_ = 0;
-    std::uint64_t datagrams_ = 0;
+    std::uint64_t datagrams_ = 0, kernel_drops_ = 0;
     std::vector<std::uint8_t> buffer_ = std::vector<std::uint8_t>(65536);
 };
 
