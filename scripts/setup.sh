@@ -13,6 +13,8 @@ PACKAGES=(
   libsdl2-dev python3-glad libegl-dev libgl-dev libgl1-mesa-dri libegl-mesa0 libstb-dev  # slanim view/render
   libcpp-httplib-dev                  # slanim relay (HTTP)
   libtinygltf-dev                     # slanim play --mesh-out (glTF)
+  libtbb-dev                          # parallel phases of the runtime (oneTBB)
+  python3                             # scripts/fuzz_corpus_keep.py
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

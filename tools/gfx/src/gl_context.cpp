@@ -259,6 +259,10 @@ void GlContext::drawable_size(int& width, int& height) const {
 
 void GlContext::swap() {
     if (window_ && platform_ == ContextPlatform::SdlWindow) SDL_GL_SwapWindow(window_);
+    // Waits for the frame: drivers without a display to pace them (SDL's offscreen driver,
+    // llvmpipe) otherwise queue frames without limit, about 2.3 MB each (found by the view flood
+    // test); with a real display and vsync the swap has already waited, so this costs nothing.
+    glFinish();
 }
 
 }  // namespace slanim::gfx
