@@ -391,33 +391,31 @@ namespace detail {
 
 void add_appearance_systems(World& world) {
     using namespace component;
+    // Per avatar: an Appearance belongs to one avatar, so avatars morph and skin in parallel.
     world.add_system({Phase::Morph, "appearance_morph", {kController, kAppearance},
-                      {kAppearance, kLocalPose, kModelPose}, [](World& w, float) {
-                          for (std::size_t i = 0; i < w.size(); ++i) {
-                              Appearance* a = w.appearance_at(i);
-                              if (!a) continue;
-                              if (a->morph(w.controller_at(i), w.local_pose_at(i))) {
-                                  // Skeletal params moved joints: refresh the model pose.
-                                  LocalPose& lp = w.local_pose_at(i);
-                                  ModelPose& mp = w.model_pose_at(i);
-                                  LocalToModelJob job;
-                                  job.skeleton = &w.skeleton_at(i);
-                                  job.local_positions = lp.positions;
-                                  job.local_rotations = lp.rotations;
-                                  job.local_scales = lp.scales;
-                                  job.model_positions = mp.positions;
-                                  job.model_rotations = mp.rotations;
-                                  job.run();
-                              }
+                      {kAppearance, kLocalPose, kModelPose}, {},
+                      [](World& w, std::size_t i, float, WorkerScratch&) {
+                          Appearance* a = w.appearance_at(i);
+                          if (!a) return;
+                          if (a->morph(w.controller_at(i), w.local_pose_at(i))) {
+                              // Skeletal params moved joints: refresh the model pose.
+                              const LocalPose& lp = w.local_pose_at(i);
+                              const ModelPose& mp = w.model_pose_at(i);
+                              LocalToModelJob job;
+                              job.skeleton = &w.skeleton_at(i);
+                              job.local_positions = lp.positions;
+                              job.local_rotations = lp.rotations;
+                              job.local_scales = lp.scales;
+                              job.model_positions = mp.positions;
+                              job.model_rotations = mp.rotations;
+                              job.run();
                           }
                       }});
     world.add_system({Phase::Skin, "appearance_skin", {kModelPose, kLocalPose, kAppearance},
-                      {kAppearance}, [](World& w, float) {
-                          for (std::size_t i = 0; i < w.size(); ++i) {
-                              Appearance* a = w.appearance_at(i);
-                              if (a && a->options().skin)
-                                  a->skin(w.model_pose_at(i), w.local_pose_at(i));
-                          }
+                      {kAppearance}, {},
+                      [](World& w, std::size_t i, float, WorkerScratch&) {
+                          Appearance* a = w.appearance_at(i);
+                          if (a && a->options().skin) a->skin(w.model_pose_at(i), w.local_pose_at(i));
                       }});
 }
 

@@ -15,8 +15,6 @@ constexpr int kStrides = kMaxAnimatedJoints / 4;
 
 MotionController::MotionController(std::shared_ptr<const Skeleton> skeleton)
     : skeleton_(std::move(skeleton)) {
-    blender_.resize(skeleton_->num_joints());
-    blend_order_.reserve(32);
 }
 
 MotionInstance* MotionController::find(const MotionClip* clip) const {
@@ -50,8 +48,6 @@ bool MotionController::start(std::shared_ptr<const MotionClip> clip, const Start
         inst->clip = std::move(clip);
         inst->blend_type = opt.blend_type;
         inst->cursor.reset(*inst->clip);
-        inst->rotations.assign(inst->clip->tracks().size(), Quat::identity());
-        inst->positions.assign(inst->clip->tracks().size(), Vec3{});
         inst->constraints = ik::resolve_constraints(*inst->clip, *skeleton_);
         inst->constraint_states.assign(inst->constraints.constraints.size(), {});
         inst->constraint_reports.assign(inst->constraints.constraints.size(), {});
@@ -191,7 +187,7 @@ void MotionController::update_idle(MotionInstance& m) {
     }
 }
 
-void MotionController::update_by_type(BlendType type) {
+void MotionController::update_by_type(BlendType type, JointSignature& sig) {
     std::array<std::uint8_t, 216> last_joint_signature{};
     // Iterate over a snapshot: stop/deactivate never reorders the list during this loop.
     for (std::size_t idx = 0; idx < active_.size(); ++idx) {
@@ -205,19 +201,19 @@ void MotionController::update_by_type(BlendType type) {
         } else {
             for (int i = 0; i < kStrides; ++i) {
                 std::uint32_t cur, test;
-                std::memcpy(&cur, &ctrl_signature_[0][i * 4], 4);
+                std::memcpy(&cur, &sig[0][i * 4], 4);
                 std::memcpy(&test, &c.signature(0)[i * 4], 4);
                 if ((cur | test) > cur) {
                     cur |= test;
-                    std::memcpy(&ctrl_signature_[0][i * 4], &cur, 4);
+                    std::memcpy(&sig[0][i * 4], &cur, 4);
                     update_motion = true;
                 }
-                std::memcpy(&last_joint_signature[i * 4], &ctrl_signature_[1][i * 4], 4);
-                std::memcpy(&cur, &ctrl_signature_[1][i * 4], 4);
+                std::memcpy(&last_joint_signature[i * 4], &sig[1][i * 4], 4);
+                std::memcpy(&cur, &sig[1][i * 4], 4);
                 std::memcpy(&test, &c.signature(1)[i * 4], 4);
                 if ((cur | test) > cur) {
                     cur |= test;
-                    std::memcpy(&ctrl_signature_[1][i * 4], &cur, 4);
+                    std::memcpy(&sig[1][i * 4], &cur, 4);
                     update_motion = true;
                 }
             }
@@ -304,51 +300,92 @@ void MotionController::control(float dt) {
     frame_dt_ = dt * time_factor_;
     last_time_ = anim_time_;
     anim_time_ += frame_dt_;
-    ctrl_signature_ = {};
-    update_by_type(BlendType::Additive);
-    ctrl_signature_ = {};
-    update_by_type(BlendType::Normal);
+    // mJointSignature: reset before each blend type; only this call needs it.
+    JointSignature sig{};
+    update_by_type(BlendType::Additive, sig);
+    sig = {};
+    update_by_type(BlendType::Normal, sig);
     has_run_once_ = true;
 }
 
-void MotionController::sample() {
+void MotionController::sample(BlendScratch& scratch) {
+    std::size_t need = 0;
+    for (const MotionInstance* m : blend_order_) need += m->clip->tracks().size();
+    if (scratch.rotations.size() < need) {
+        scratch.rotations.resize(need);
+        scratch.positions.resize(need);
+    }
+    std::uint32_t offset = 0;
     for (MotionInstance* m : blend_order_) {
+        const std::size_t n = m->clip->tracks().size();
+        m->state_offset = offset;
         SamplingJob job;
         job.clip = m->clip.get();
         job.time = m->curve_time;
         job.cursor = &m->cursor;
-        job.rotations = m->rotations;
-        job.positions = m->positions;
+        job.rotations = std::span<Quat>(scratch.rotations).subspan(offset, n);
+        job.positions = std::span<Vec3>(scratch.positions).subspan(offset, n);
         job.run();
+        offset += static_cast<std::uint32_t>(n);
     }
 }
 
-void MotionController::blend(const LocalPoseView& pose) {
+void MotionController::blend(const LocalPoseView& pose, BlendScratch& scratch) {
+    PoseBlender& blender = scratch.blender;
+    if (blender.num_joints() < skeleton_->num_joints()) blender.resize(skeleton_->num_joints());
     bool external_done = external_states_.empty();
     const auto offer_external = [&] {
         for (std::size_t k = 0; k < external_states_.size(); ++k)
-            blender_.add(external_joints_[k], external_states_[k]);
+            blender.add(external_joints_[k], external_states_[k]);
         external_done = true;
     };
     for (MotionInstance* m : blend_order_) {
         if (!external_done && m->blend_type == BlendType::Normal) offer_external();
         const auto tracks = m->clip->tracks();
+        const Quat* rot = scratch.rotations.data() + m->state_offset;
+        const Vec3* pos = scratch.positions.data() + m->state_offset;
         for (std::size_t k = 0; k < tracks.size(); ++k) {
             JointStateRef s;
-            s.position = &m->positions[k];
-            s.rotation = &m->rotations[k];
+            s.position = pos + k;
+            s.rotation = rot + k;
             s.weight = m->pose_weight;
             s.priority = tracks[k].priority;
             s.usage = tracks[k].usage;
             s.additive = m->blend_type == BlendType::Additive;
-            blender_.add(tracks[k].joint, s);
+            blender.add(tracks[k].joint, s);
         }
     }
     if (!external_done) offer_external();
     external_joints_ = {};
     external_states_ = {};
-    blender_.blend_and_apply(pose);
+    blender.blend_and_apply(pose);
     remove_inactive();
+}
+
+std::size_t MotionController::state_bytes() const {
+    std::size_t bytes = (all_.capacity() + active_.capacity()) * sizeof(void*) +
+                        blend_order_.capacity() * sizeof(MotionInstance*);
+    const auto add = [&](const MotionInstance& m) {
+        bytes += sizeof(MotionInstance) +
+                 (m.cursor.rot.capacity() + m.cursor.pos.capacity()) * sizeof(std::uint32_t) +
+                 m.constraints.constraints.capacity() * sizeof(m.constraints.constraints[0]) +
+                 m.constraint_states.capacity() * sizeof(ik::ConstraintState) +
+                 m.constraint_reports.capacity() * sizeof(ik::ConstraintReport);
+    };
+    for (const auto& m : all_) add(*m);
+    for (const auto& m : active_) add(*m);
+    if (own_scratch_) bytes += sizeof(BlendScratch);
+    return bytes;
+}
+
+void MotionController::sample() {
+    if (!own_scratch_) own_scratch_ = std::make_unique<BlendScratch>();
+    sample(*own_scratch_);
+}
+
+void MotionController::blend(const LocalPoseView& pose) {
+    if (!own_scratch_) own_scratch_ = std::make_unique<BlendScratch>();
+    blend(pose, *own_scratch_);
 }
 
 }  // namespace slanim

@@ -577,8 +577,9 @@ std::shared_ptr<PuppetryRuntime> PuppetryRuntime::install(World& world, Puppetry
                                                           PuppetryLayout layout) {
     std::shared_ptr<PuppetryRuntime> rt(new PuppetryRuntime(timing, layout));
     using namespace component;
+    // Whole-world (serial): routes each source's blocks to any avatar.
     world.add_system({Phase::Ingest, "puppetry_ingest", {kSkeleton, kLocalPose}, {kController},
-                      [rt](World& w, float dt) { rt->ingest(w, dt); }});
+                      [rt](World& w, float dt) { rt->ingest(w, dt); }, {}});
     return rt;
 }
 

@@ -1,6 +1,18 @@
 // SPDX-License-Identifier: MIT
 #include "slanim/runtime/world.hpp"
 
+#include <tbb/blocked_range.h>
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <chrono>
+#include <mutex>
+#include <new>
+#include <stdexcept>
+#include <thread>
+
 #include "slanim/core/local_to_model.hpp"
 #include "slanim/runtime/appearance.hpp"
 
@@ -11,7 +23,7 @@ constexpr std::uint32_t kIndexBits = 20;
 constexpr std::uint32_t kIndexMask = (1u << kIndexBits) - 1u;
 constexpr std::uint32_t kNoDense = 0xFFFFFFFFu;
 
-void update_model_pose(const Skeleton& skeleton, const LocalPose& lp, ModelPose& mp) {
+void update_model_pose(const Skeleton& skeleton, const LocalPose& lp, const ModelPose& mp) {
     LocalToModelJob job;
     job.skeleton = &skeleton;
     job.local_positions = lp.positions;
@@ -21,7 +33,84 @@ void update_model_pose(const Skeleton& skeleton, const LocalPose& lp, ModelPose&
     job.model_rotations = mp.rotations;
     job.run();
 }
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 }  // namespace
+
+// Pose blocks: one per avatar, holding its local pose (rotations, positions) and model pose
+// (rotations, positions) back to back, 64-byte aligned; local scales get a block of their own
+// only when the avatar owns scales (see LocalPose). Blocks of one size are cut from slabs of
+// kBlocksPerSlab and recycled through a free list, so a crowd's poses sit in a few large
+// contiguous allocations and creating or destroying avatars does not fragment them.
+struct World::PosePool {
+    static constexpr std::size_t kBlocksPerSlab = 32;
+    struct SizeClass {
+        std::size_t block_bytes = 0;
+        std::vector<std::byte*> free;
+        std::vector<std::byte*> slabs;
+    };
+    std::vector<SizeClass> classes;
+    std::size_t live_bytes = 0;
+
+    static std::size_t round64(std::size_t b) { return (b + 63) & ~std::size_t{63}; }
+    static std::size_t pose_bytes(std::size_t n) { return round64(n * 2 * (sizeof(Quat) + sizeof(Vec3))); }
+    static std::size_t scale_bytes(std::size_t n) { return round64(n * sizeof(Vec3)); }
+    ~PosePool() {
+        for (auto& c : classes)
+            for (std::byte* s : c.slabs) ::operator delete(s, std::align_val_t{64});
+    }
+    SizeClass& size_class(std::size_t bytes) {
+        for (auto& c : classes)
+            if (c.block_bytes == bytes) return c;
+        classes.push_back({bytes, {}, {}});
+        return classes.back();
+    }
+    std::byte* acquire(std::size_t bytes) {
+        SizeClass& c = size_class(bytes);
+        if (c.free.empty()) {
+            auto* slab = static_cast<std::byte*>(::operator new(bytes * kBlocksPerSlab, std::align_val_t{64}));
+            c.slabs.push_back(slab);
+            for (std::size_t k = kBlocksPerSlab; k-- > 0;) c.free.push_back(slab + k * bytes);
+        }
+        std::byte* b = c.free.back();
+        c.free.pop_back();
+        live_bytes += bytes;
+        return b;
+    }
+    void release(std::size_t bytes, std::byte* b) {
+        size_class(bytes).free.push_back(b);
+        live_bytes -= bytes;
+    }
+    static void views(std::byte* b, std::size_t n, LocalPose& lp, ModelPose& mp) {
+        auto* q = reinterpret_cast<Quat*>(b);
+        lp.rotations = {q, n};
+        mp.rotations = {q + n, n};
+        auto* v = reinterpret_cast<Vec3*>(q + 2 * n);
+        lp.positions = {v, n};
+        mp.positions = {v + n, n};
+    }
+};
+
+// The task arena and the per-thread scratch: slot k belongs to the arena's thread k
+// (tbb::this_task_arena::current_thread_index()); with one thread, slot 0 and no arena.
+struct World::Exec {
+    // More threads than cores (tests, oversubscription experiments) need oneTBB's worker limit
+    // raised for as long as this world lives.
+    std::unique_ptr<tbb::global_control> allow;
+    std::unique_ptr<tbb::task_arena> arena;
+    std::vector<WorkerScratch> scratch;
+    std::vector<std::vector<double>> seconds;  // per thread slot, per system (flat run order)
+    std::vector<std::uint64_t> calls;           // per system (flat run order)
+    struct Stage {
+        bool parallel = false;
+        std::vector<const System*> systems;
+        std::vector<std::size_t> index;  // flat run-order index of each system
+    };
+    std::vector<Stage> stages;
+    std::size_t num_systems = 0;
+};
 
 const char* phase_name(Phase p) {
     switch (p) {
@@ -37,31 +126,40 @@ const char* phase_name(Phase p) {
     return "?";
 }
 
-World::World() {
+World::World(const WorldOptions& options) : exec_(std::make_unique<Exec>()), pool_(std::make_unique<PosePool>()) {
+    if (options.threads < 0 || options.threads > 256)
+        throw std::invalid_argument("World: threads must be in [0, 256] (0 = one per core)");
+    if (options.chunk < 1) throw std::invalid_argument("World: chunk must be at least 1");
+    threads_ = options.threads != 0 ? options.threads
+                                    : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    chunk_ = options.chunk;
+    if (threads_ > static_cast<int>(tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism)))
+        exec_->allow = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
+                                                             static_cast<std::size_t>(threads_));
+    if (threads_ > 1) exec_->arena = std::make_unique<tbb::task_arena>(threads_);
+    exec_->scratch.resize(static_cast<std::size_t>(threads_));
+    exec_->seconds.resize(static_cast<std::size_t>(threads_));
+
     using namespace component;
-    add_system({Phase::Control, "motion_control", {kSkeleton}, {kController},
-                [](World& w, float dt) {
-                    for (std::size_t i = 0; i < w.size(); ++i) w.controller_at(i).control(dt);
+    add_system({Phase::Control, "motion_control", {kSkeleton}, {kController}, {},
+                [](World& w, std::size_t i, float dt, WorkerScratch&) { w.controller_at(i).control(dt); }});
+    add_system({Phase::Sample, "keyframe_sampling", {kController}, {kController, kJointStates}, {},
+                [](World& w, std::size_t i, float, WorkerScratch& s) { w.controller_at(i).sample(s.blend); }});
+    add_system({Phase::Blend, "pose_blend", {kController, kJointStates}, {kLocalPose}, {},
+                [](World& w, std::size_t i, float, WorkerScratch& s) {
+                    MotionController& c = w.controller_at(i);
+                    if (c.offers_scale()) w.own_scales_at(i);
+                    c.blend(w.local_pose_at(i).view(), s.blend);
                 }});
-    add_system({Phase::Sample, "keyframe_sampling", {kController}, {kController},
-                [](World& w, float) {
-                    for (std::size_t i = 0; i < w.size(); ++i) w.controller_at(i).sample();
-                }});
-    add_system({Phase::Blend, "pose_blend", {kController}, {kLocalPose},
-                [](World& w, float) {
-                    for (std::size_t i = 0; i < w.size(); ++i)
-                        w.controller_at(i).blend(w.local_pose_at(i).view());
-                }});
-    add_system({Phase::Ik, "constraints", {kSkeleton, kController, kIk}, {kLocalPose, kController},
-                [](World& w, float) {
-                    for (std::size_t i = 0; i < w.size(); ++i) w.apply_constraints_at(i);
-                }});
-    add_system({Phase::LocalToModel, "local_to_model", {kSkeleton, kLocalPose}, {kModelPose},
-                [](World& w, float) {
-                    for (std::size_t i = 0; i < w.size(); ++i)
-                        update_model_pose(w.skeleton_at(i), w.local_pose_at(i), w.model_pose_at(i));
+    add_system({Phase::Ik, "constraints", {kSkeleton, kController, kIk}, {kLocalPose, kController}, {},
+                [](World& w, std::size_t i, float, WorkerScratch&) { w.apply_constraints_at(i); }});
+    add_system({Phase::LocalToModel, "local_to_model", {kSkeleton, kLocalPose}, {kModelPose}, {},
+                [](World& w, std::size_t i, float, WorkerScratch&) {
+                    update_model_pose(w.skeleton_at(i), w.local_pose_at(i), w.model_pose_at(i));
                 }});
 }
+
+World::~World() = default;
 
 Entity World::create_avatar(std::shared_ptr<const Skeleton> skeleton) {
     std::uint32_t index;
@@ -79,13 +177,15 @@ Entity World::create_avatar(std::shared_ptr<const Skeleton> skeleton) {
 
     const auto n = static_cast<std::size_t>(skeleton->num_joints());
     LocalPose lp;
-    lp.positions.assign(skeleton->rest_positions().begin(), skeleton->rest_positions().end());
-    lp.rotations.assign(skeleton->rest_rotations().begin(), skeleton->rest_rotations().end());
-    lp.scales.assign(skeleton->rest_scales().begin(), skeleton->rest_scales().end());
     ModelPose mp;
-    mp.positions.resize(n);
-    mp.rotations.resize(n);
+    std::byte* block = pool_->acquire(PosePool::pose_bytes(n));
+    PosePool::views(block, n, lp, mp);
+    std::copy(skeleton->rest_positions().begin(), skeleton->rest_positions().end(), lp.positions.begin());
+    std::copy(skeleton->rest_rotations().begin(), skeleton->rest_rotations().end(), lp.rotations.begin());
+    lp.scales = shared_rest_scales(*skeleton);
     update_model_pose(*skeleton, lp, mp);
+    pose_block_.push_back(block);
+    scale_block_.push_back(nullptr);
 
     controllers_.push_back(std::make_unique<MotionController>(skeleton));
     skeletons_.push_back(std::move(skeleton));
@@ -145,6 +245,7 @@ bool World::set_appearance(Entity e, std::shared_ptr<Appearance> appearance) {
         detail::add_appearance_systems(*this);
         appearance_systems_ = true;
     }
+    if (appearance) own_scales_at(d);  // skeletal visual params scale joints
     appearance_[d] = std::move(appearance);
     return true;
 }
@@ -167,7 +268,12 @@ bool World::destroy(Entity e) {
     const std::uint32_t d = dense_index(e);
     if (d == kNoDense) return false;
     const std::uint32_t last = static_cast<std::uint32_t>(controllers_.size() - 1);
+    const std::size_t n = local_[d].positions.size();
+    pool_->release(PosePool::pose_bytes(n), static_cast<std::byte*>(pose_block_[d]));
+    if (scale_block_[d]) pool_->release(PosePool::scale_bytes(n), static_cast<std::byte*>(scale_block_[d]));
     if (d != last) {  // swap-remove keeps the arrays dense
+        pose_block_[d] = pose_block_[last];
+        scale_block_[d] = scale_block_[last];
         skeletons_[d] = std::move(skeletons_[last]);
         controllers_[d] = std::move(controllers_[last]);
         local_[d] = std::move(local_[last]);
@@ -177,6 +283,8 @@ bool World::destroy(Entity e) {
         dense_to_entity_[d] = dense_to_entity_[last];
         sparse_[dense_to_entity_[d] & kIndexMask] = d;
     }
+    pose_block_.pop_back();
+    scale_block_.pop_back();
     skeletons_.pop_back();
     controllers_.pop_back();
     local_.pop_back();
@@ -193,10 +301,51 @@ bool World::destroy(Entity e) {
 
 MotionController& World::controller(Entity e) { return *controllers_[dense_index(e)]; }
 const Skeleton& World::skeleton(Entity e) const { return *skeletons_[dense_index(e)]; }
-LocalPose& World::local_pose(Entity e) { return local_[dense_index(e)]; }
+LocalPose& World::local_pose(Entity e) {
+    const std::uint32_t d = dense_index(e);
+    own_scales_at(d);  // the caller may write scales
+    return local_[d];
+}
+
+std::span<Vec3> World::shared_rest_scales(const Skeleton& skeleton) {
+    for (auto& [s, v] : rest_scales_)
+        if (s == &skeleton) return v;
+    rest_scales_.emplace_back(&skeleton, std::vector<Vec3>(skeleton.rest_scales().begin(), skeleton.rest_scales().end()));
+    return rest_scales_.back().second;
+}
+
+void World::own_scales_at(std::size_t i) {
+    if (scale_block_[i]) return;
+    const std::lock_guard<std::mutex> lock(pool_mutex_);  // may run in a per-avatar system
+    const std::size_t n = local_[i].positions.size();
+    auto* b = pool_->acquire(PosePool::scale_bytes(n));
+    std::span<Vec3> own{reinterpret_cast<Vec3*>(b), n};
+    std::copy(local_[i].scales.begin(), local_[i].scales.end(), own.begin());
+    local_[i].scales = own;
+    scale_block_[i] = b;
+}
 const ModelPose& World::model_pose(Entity e) const { return model_[dense_index(e)]; }
 
-void World::add_system(System s) { systems_[static_cast<int>(s.phase)].push_back(std::move(s)); }
+bool World::add_system(System s) {
+    if (static_cast<bool>(s.run) == static_cast<bool>(s.each)) return false;
+    if (s.run && (s.phase == Phase::Sample || s.phase == Phase::Blend)) return false;
+    systems_[static_cast<int>(s.phase)].push_back(std::move(s));
+    // Stages: runs of consecutive per-avatar systems (fused per avatar), and whole-world ones.
+    Exec& x = *exec_;
+    x.stages.clear();
+    std::size_t flat = 0;
+    for (const auto& phase : systems_)
+        for (const auto& sys : phase) {
+            const bool par = sys.per_avatar();
+            if (x.stages.empty() || !par || !x.stages.back().parallel) x.stages.push_back({par, {}, {}});
+            x.stages.back().systems.push_back(&sys);
+            x.stages.back().index.push_back(flat++);
+        }
+    x.num_systems = flat;
+    x.calls.assign(flat, 0);
+    for (auto& v : x.seconds) v.assign(flat, 0.0);
+    return true;
+}
 
 std::vector<const System*> World::schedule() const {
     std::vector<const System*> out;
@@ -206,8 +355,81 @@ std::vector<const System*> World::schedule() const {
 }
 
 void World::step(float dt) {
-    for (auto& phase : systems_)
-        for (auto& s : phase) s.run(*this, dt);
+    Exec& x = *exec_;
+    const std::size_t n = size();
+    for (const Exec::Stage& stage : x.stages) {
+        if (!stage.parallel) {
+            for (std::size_t k = 0; k < stage.systems.size(); ++k) {
+                const auto t0 = profiling_ ? std::chrono::steady_clock::now()
+                                           : std::chrono::steady_clock::time_point{};
+                stage.systems[k]->run(*this, dt);
+                if (profiling_) {
+                    x.seconds[0][stage.index[k]] += seconds_since(t0);
+                    ++x.calls[stage.index[k]];
+                }
+            }
+            continue;
+        }
+        // One avatar runs through every system of the stage before the next avatar starts, on
+        // one thread with that thread's scratch.
+        const auto run_range = [&](std::size_t begin, std::size_t end, std::size_t slot) {
+            WorkerScratch& scratch = x.scratch[slot];
+            if (!profiling_) {
+                for (std::size_t i = begin; i < end; ++i)
+                    for (const System* sys : stage.systems) sys->each(*this, i, dt, scratch);
+                return;
+            }
+            std::vector<double>& secs = x.seconds[slot];
+            for (std::size_t i = begin; i < end; ++i)
+                for (std::size_t k = 0; k < stage.systems.size(); ++k) {
+                    const auto t0 = std::chrono::steady_clock::now();
+                    stage.systems[k]->each(*this, i, dt, scratch);
+                    secs[stage.index[k]] += seconds_since(t0);
+                }
+        };
+        if (!x.arena || n <= static_cast<std::size_t>(chunk_)) {
+            run_range(0, n, 0);
+        } else {
+            x.arena->execute([&] {
+                tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, static_cast<std::size_t>(chunk_)),
+                                  [&](const tbb::blocked_range<std::size_t>& r) {
+                                      const int slot = tbb::this_task_arena::current_thread_index();
+                                      run_range(r.begin(), r.end(), static_cast<std::size_t>(slot));
+                                  });
+            });
+        }
+        if (profiling_)
+            for (std::size_t idx : stage.index) x.calls[idx] += n;
+    }
+}
+
+std::vector<SystemProfile> World::profile() const {
+    std::vector<SystemProfile> out;
+    std::size_t flat = 0;
+    for (const auto& phase : systems_)
+        for (const auto& sys : phase) {
+            SystemProfile p{&sys, 0.0, exec_->calls[flat]};
+            for (const auto& v : exec_->seconds) p.seconds += v[flat];
+            out.push_back(p);
+            ++flat;
+        }
+    return out;
+}
+
+void World::reset_profile() {
+    std::fill(exec_->calls.begin(), exec_->calls.end(), 0);
+    for (auto& v : exec_->seconds) std::fill(v.begin(), v.end(), 0.0);
+}
+
+std::size_t World::avatar_state_bytes() const {
+    std::size_t bytes = pool_->live_bytes;
+    for (const auto& c : controllers_) bytes += sizeof(MotionController) + c->state_bytes();
+    // One slot of every dense component array and of the handle tables.
+    const std::size_t per_slot = sizeof(std::shared_ptr<const Skeleton>) + sizeof(std::unique_ptr<MotionController>) +
+                                 sizeof(LocalPose) + sizeof(ModelPose) + sizeof(IkComponent) +
+                                 sizeof(std::shared_ptr<Appearance>) + sizeof(Entity) + sizeof(void*) +
+                                 3 * sizeof(std::uint32_t);
+    return bytes + per_slot * size();
 }
 
 }  // namespace slanim

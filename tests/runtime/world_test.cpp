@@ -11,7 +11,7 @@ TEST(World, PhasesRunInTheDocumentedOrder) {
     World w;
     std::vector<std::string> ran;
     for (Phase p : {Phase::Skin, Phase::Ingest, Phase::Ik})
-        w.add_system({p, phase_name(p), {}, {}, [&ran, p](World&, float) { ran.push_back(phase_name(p)); }});
+        w.add_system({p, phase_name(p), {}, {}, [&ran, p](World&, float) { ran.push_back(phase_name(p)); }, {}});
     const auto sched = w.schedule();
     std::vector<std::string> names;
     for (const System* s : sched) names.push_back(s->name);

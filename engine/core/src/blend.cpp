@@ -48,10 +48,12 @@ void PoseBlender::blend_and_apply(const LocalPoseView& pose) {
         Vec3 added_pos, added_scale;
         Quat added_rot = Quat::identity();
 
+        bool scale_touched = false;
         for (int i = 0; i < n; ++i) {
             const JointStateRef& js = s[i];
             const float w = js.weight;
             if (w == 0.f) continue;
+            scale_touched |= (js.usage & kUsageScale) != 0;
             if (js.additive) {
                 if (js.usage & kUsagePos) {
                     const float nw = std::min(1.f, w + sum_pos);
@@ -102,7 +104,9 @@ void PoseBlender::blend_and_apply(const LocalPoseView& pose) {
         if (!is_finite(added_scale)) added_scale = Vec3{};
         if (!is_finite(blended_scale)) blended_scale = Vec3{1.f, 1.f, 1.f};
         pose.positions[joint] = blended_pos + added_pos;
-        pose.scales[joint] = blended_scale + added_scale;
+        // Scales are written only when a state carried one: otherwise the sum is the old value
+        // (and the pose's scales may be shared rest scales, see slanim::LocalPose).
+        if (scale_touched) pose.scales[joint] = blended_scale + added_scale;
         pose.rotations[joint] = ll_mul(added_rot, blended_rot);
         counts_[joint] = 0;
     }

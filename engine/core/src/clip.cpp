@@ -42,8 +42,10 @@ void plan_animated(const std::vector<ClipTrack>& tracks, const std::vector<float
         if (m.size() < kMinGroupCurves) {
             for (const std::uint32_t k : m) {
                 const ClipTrack& t = tracks[k];
-                curves.push_back(kRot ? detail::PlanCurve{k, t.rot_first, t.rot_count}
-                                      : detail::PlanCurve{k, t.pos_first, t.pos_count});
+                std::uint32_t& slots = kRot ? plan.rot_cursors : plan.pos_cursors;
+                curves.push_back(kRot ? detail::PlanCurve{k, t.rot_first, t.rot_count, slots}
+                                      : detail::PlanCurve{k, t.pos_first, t.pos_count, slots});
+                ++slots;
             }
             continue;
         }
@@ -51,7 +53,7 @@ void plan_animated(const std::vector<ClipTrack>& tracks, const std::vector<float
         detail::PlanGroup g;
         g.times_first = kRot ? lead.rot_first : lead.pos_first;
         g.num_keys = kRot ? lead.rot_count : lead.pos_count;
-        g.cursor_track = m.front();
+        g.cursor = (kRot ? plan.rot_cursors : plan.pos_cursors)++;
         g.tracks_first = static_cast<std::uint32_t>(plan.group_tracks.size());
         g.num_curves = static_cast<std::uint32_t>(m.size());
         g.values_first = static_cast<std::uint32_t>(soa.size());
@@ -159,8 +161,8 @@ std::shared_ptr<const MotionClip> MotionClip::build(const Motion& m, const Skele
 
 void SamplingCursor::reset(const MotionClip& c) {
     clip = &c;
-    rot.assign(c.tracks().size(), 0);
-    pos.assign(c.tracks().size(), 0);
+    rot.assign(c.sampling_plan().rot_cursors, 0);
+    pos.assign(c.sampling_plan().pos_cursors, 0);
 }
 
 float motion_time_to_curve_time(const MotionClip& clip, float time, bool stopped, LoopState& s,

@@ -318,8 +318,8 @@ inline void sample_curves(const std::vector<PlanCurve>& curves, const float* all
         const float* times = all_times + c.first;
         const T* vals = all_values + c.first;
         const std::uint32_t n = c.count;
-        const std::uint32_t i = seek(times, n, cursor[c.track], t);
-        cursor[c.track] = i;
+        const std::uint32_t i = seek(times, n, cursor[c.cursor], t);
+        cursor[c.cursor] = i;
         if (i == n) {
             out[c.track] = vals[n - 1];  // past the last key: hold it
         } else if (i == 0 || times[i] == t) {
@@ -339,8 +339,8 @@ inline void sample_groups(const std::vector<PlanGroup>& groups, const SamplingPl
                           std::uint32_t* cursor, T* out, float t) {
     for (const PlanGroup& g : groups) {
         const float* times = all_times + g.times_first;
-        const std::uint32_t i = seek(times, g.num_keys, cursor[g.cursor_track], t);
-        cursor[g.cursor_track] = i;
+        const std::uint32_t i = seek(times, g.num_keys, cursor[g.cursor], t);
+        cursor[g.cursor] = i;
         Sample(g, plan.group_tracks.data() + g.tracks_first, soa.data() + g.values_first, times, i,
                t, out);
     }
@@ -351,8 +351,9 @@ inline void sample_groups(const std::vector<PlanGroup>& groups, const SamplingPl
 bool SamplingJob::validate() const {
     if (!clip || !cursor || cursor->clip != clip) return false;
     const std::size_t n = clip->tracks().size();
-    return rotations.size() >= n && positions.size() >= n && cursor->rot.size() == n &&
-           cursor->pos.size() == n;
+    const detail::SamplingPlan& plan = clip->sampling_plan();
+    return rotations.size() >= n && positions.size() >= n && cursor->rot.size() == plan.rot_cursors &&
+           cursor->pos.size() == plan.pos_cursors;
 }
 
 bool SamplingJob::run() const {

@@ -560,10 +560,10 @@ TEST(Mirror, LeftArmWaveBecomesARightArmWave) {
         w.set_default_ik_settings(off);
         const Entity a = w.create_avatar(skel);
         w.controller(a).start(test::clip(m));
-        std::vector<ModelPose> frames;
+        std::vector<ModelPoseCopy> frames;
         for (int f = 0; f < 12; ++f) {
             w.step(f == 0 ? 0.f : 0.08f);
-            frames.push_back(w.model_pose(a));
+            frames.emplace_back(w.model_pose(a));
         }
         return frames;
     };
@@ -622,10 +622,10 @@ TEST(Mirror, RealFilesMirrorTwiceIsTheIdentityAndPosesMirror) {
             w.set_default_ik_settings(off);
             const Entity a = w.create_avatar(skel);
             w.controller(a).start(MotionClip::build(mm, s, "m"));
-            std::vector<ModelPose> frames;
+            std::vector<ModelPoseCopy> frames;
             for (int f = 0; f < 6; ++f) {
                 w.step(f == 0 ? 0.f : m.duration / 6.f);
-                frames.push_back(w.model_pose(a));
+                frames.emplace_back(w.model_pose(a));
             }
             return frames;
         };

@@ -62,8 +62,19 @@ struct MotionInstance {
     std::vector<ik::ConstraintState> constraint_states;
     std::vector<ik::ConstraintReport> constraint_reports;
 
-    // Joint states (per clip track).
+    /// Key cursors of the sampling job (per clip track).
     SamplingCursor cursor;
+    /// Where sample() wrote this instance's joint states in the BlendScratch (first track).
+    std::uint32_t state_offset = 0;
+};
+
+/// Working memory of the sample and blend phases: the joint states of the motions being
+/// evaluated (per track, in blend order) and the PoseBlender's slots. Its content is valid from
+/// one avatar's sample() to its blend(); the World keeps one per worker thread, so that the
+/// per-avatar state stays small (a blender alone is 214 joints × 6 slots). Grows to the largest
+/// need seen (allocation only then); not thread-safe: one per thread.
+struct BlendScratch {
+    PoseBlender blender;
     std::vector<Quat> rotations;
     std::vector<Vec3> positions;
 };
@@ -110,10 +121,17 @@ public:
     /// Phase `control`: T += dt × time factor, then the weights and state machine of
     /// `updateMotionsByType` for additive then regular motions (newest first).
     void control(float dt);
-    /// Phase `sample`: evaluates the motions control() marked. No allocation.
+    /// Phase `sample`: evaluates the motions control() marked into `scratch` (which grows to
+    /// the sum of their tracks, then no longer allocates).
+    void sample(BlendScratch& scratch);
+    /// Phase `blend`: offers the joint states sample() left in `scratch` (the same scratch, no
+    /// other avatar's sample() in between) to the blender in the viewer's order and applies
+    /// them to `pose` (joints nobody drives keep their transform). No allocation once the
+    /// scratch has grown.
+    void blend(const LocalPoseView& pose, BlendScratch& scratch);
+    /// sample() and blend() with a scratch the controller owns (made at the first call): for
+    /// single-avatar tools and tests that drive the phases themselves.
     void sample();
-    /// Phase `blend`: offers joint states to the blender in the viewer's order and applies them
-    /// to `pose` (joints nobody drives keep their transform). No allocation.
     void blend(const LocalPoseView& pose);
 
     /// Joint states of a motion driven outside the controller (the puppetry motion, spec
@@ -126,17 +144,29 @@ public:
         external_states_ = states;
     }
 
+    /// Heap bytes of this controller's motion instances (cursors and constraint state
+    /// included, shared clips excluded); sizeof(MotionController) not included.
+    [[nodiscard]] std::size_t state_bytes() const;
+
+    /// True when the next blend() may write joint scales: an external state with a scale
+    /// (keyframe tracks have rotations and positions only).
+    [[nodiscard]] bool offers_scale() const {
+        for (const JointStateRef& s : external_states_)
+            if (s.usage & kUsageScale) return true;
+        return false;
+    }
+
     /// Active instances, newest first (`mActiveMotions`).
     [[nodiscard]] std::span<const std::unique_ptr<MotionInstance>> active() const { return active_; }
     [[nodiscard]] const Skeleton& skeleton() const { return *skeleton_; }
-    [[nodiscard]] const PoseBlender& blender() const { return blender_; }
 
 private:
     void activate(MotionInstance& m, float time);
     void deactivate(MotionInstance& m);
     bool stop_instance(MotionInstance& m, bool immediate);
     void set_stop_time(MotionInstance& m, float time);
-    void update_by_type(BlendType type);
+    using JointSignature = std::array<std::array<std::uint8_t, kMaxAnimatedJoints>, 2>;
+    void update_by_type(BlendType type, JointSignature& signature);
     void update_idle(MotionInstance& m);
     /// `onUpdate(t, joint_mask)`; a null mask leaves the instance's mask as it was.
     void on_update(MotionInstance& m, float t, bool& alive,
@@ -148,8 +178,7 @@ private:
     std::vector<std::unique_ptr<MotionInstance>> all_;     // canonical + deprecated instances
     std::vector<std::unique_ptr<MotionInstance>> active_;  // newest first; owns active instances
     std::vector<MotionInstance*> blend_order_;             // addMotion call order this frame
-    std::array<std::array<std::uint8_t, 216>, 2> ctrl_signature_{};
-    PoseBlender blender_;
+    std::unique_ptr<BlendScratch> own_scratch_;  // for sample()/blend() without a scratch
     std::shared_ptr<const MotionClip> pelvis_fix_;
     std::span<const std::int16_t> external_joints_;
     std::span<const JointStateRef> external_states_;

@@ -8,12 +8,21 @@
 // `local_to_model` are built in; `ingest` (puppetry) is filled by later modules through
 // add_system(); `morph` and `skin` get their systems when the first avatar receives an
 // Appearance (slanim/runtime/appearance.hpp: visual params, hand poses, emotes, skinning). Every system
-// declares the components it reads and writes, and phases() lists them in one visible place.
+// declares the components it reads and writes, and schedule() lists them in one visible place.
+//
+// Threads (docs/runtime-threading.md): per-avatar systems run as parallel loops over chunks of
+// avatars on a oneTBB task arena of WorldOptions::threads threads; consecutive per-avatar
+// systems are fused, so one avatar goes through control → sample → blend → ik →
+// local_to_model on one thread with that thread's scratch (joint states and the PoseBlender
+// never live per avatar). Whole-world systems run alone on the stepping thread. Avatars are
+// independent, so results are bit-identical for every thread count.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -41,34 +50,91 @@ inline constexpr const char* kLocalPose = "local_pose";
 inline constexpr const char* kModelPose = "model_pose";
 inline constexpr const char* kIk = "ik_settings";  ///< solver settings and ground per avatar
 inline constexpr const char* kAppearance = "appearance";  ///< optional, see Appearance
+/// The sampled joint states of the evaluated motions (per-thread scratch, sample → blend).
+inline constexpr const char* kJointStates = "joint_states";
 }  // namespace component
 
 class World;
 class Appearance;
 
-/// A system: a function over all avatars, run once per step in its phase.
+/// Per-thread working memory a per-avatar system may use during one call (the World keeps one
+/// per worker thread; see docs/runtime-threading.md).
+struct WorkerScratch {
+    BlendScratch blend;  ///< joint states from sample to blend of the same avatar, the blender
+};
+
+/// A system, run once per step in its phase. Give exactly one of:
+///  - `each`: per-avatar work, called once for every avatar (dense index i), possibly on a
+///    worker thread and concurrently with other avatars. It may touch only avatar i's
+///    components and the worker's scratch; consecutive per-avatar systems run back to back for
+///    one avatar on one thread (so joint states can stay in the scratch).
+///  - `run`: whole-world work, called once per step on the thread that calls step(), with no
+///    per-avatar system running. A system that touches several avatars' data (puppetry routing)
+///    must be of this kind, and says so in its reads/writes.
 struct System {
     Phase phase = Phase::Control;
     std::string name;
     std::vector<std::string> reads, writes;  ///< component names
     std::function<void(World&, float dt)> run;
+    std::function<void(World&, std::size_t i, float dt, WorkerScratch&)> each;
+    [[nodiscard]] bool per_avatar() const { return static_cast<bool>(each); }
 };
 
-/// Local pose component (parent frame, metres).
+/// Local pose component (parent frame, metres): views of the avatar's block in the world's
+/// pose pool (contiguous, valid while the avatar lives; sizes = the skeleton's joint count).
+/// Until the avatar owns scales, `scales` views the world's rest scales of its skeleton,
+/// shared by every such avatar: write scales only after World::local_pose(e) (which gives the
+/// avatar its own) or World::own_scales_at(i). Avatars with an Appearance, or offered a joint
+/// state with a scale, own theirs.
 struct LocalPose {
-    std::vector<Vec3> positions, scales;
-    std::vector<Quat> rotations;
-    [[nodiscard]] LocalPoseView view() { return {positions, rotations, scales}; }
+    std::span<Vec3> positions, scales;
+    std::span<Quat> rotations;
+    [[nodiscard]] LocalPoseView view() const { return {positions, rotations, scales}; }
 };
-/// Model pose component: joint transforms in the avatar-root frame (X forward, Y left, Z up).
+/// Model pose component: joint transforms in the avatar-root frame (X forward, Y left, Z up),
+/// views into the pose pool like LocalPose.
 struct ModelPose {
+    std::span<Vec3> positions;
+    std::span<Quat> rotations;
+};
+
+/// An owned copy of a model pose (a ModelPose is a view that dies with its avatar), e.g. to
+/// keep frames for a later comparison.
+struct ModelPoseCopy {
     std::vector<Vec3> positions;
     std::vector<Quat> rotations;
+    ModelPoseCopy() = default;
+    explicit ModelPoseCopy(const ModelPose& p)
+        : positions(p.positions.begin(), p.positions.end()), rotations(p.rotations.begin(), p.rotations.end()) {}
+};
+
+/// How a World runs its per-avatar systems.
+struct WorldOptions {
+    /// Worker threads for per-avatar systems: 0 = std::thread::hardware_concurrency(), 1 = all
+    /// work on the calling thread (no task scheduler involved), at most 256. Results are
+    /// bit-identical for every value.
+    int threads = 0;
+    /// Avatars per task (the grain of the parallel loop), ≥ 1.
+    int chunk = 8;
+};
+
+/// Time spent in one system over the steps since reset_profile() (see set_profiling).
+struct SystemProfile {
+    const System* system = nullptr;
+    double seconds = 0.0;  ///< summed over worker threads for per-avatar systems (CPU time)
+    std::uint64_t calls = 0;
 };
 
 class World {
 public:
-    World();
+    /// Throws std::invalid_argument for threads outside [0, 256] or chunk < 1.
+    explicit World(const WorldOptions& options = {});
+    ~World();
+    World(const World&) = delete;
+    World& operator=(const World&) = delete;
+
+    /// The worker threads per-avatar systems run on (the resolved WorldOptions::threads).
+    [[nodiscard]] int threads() const { return threads_; }
 
     /// Creates an avatar in its rest pose (pelvis at the root origin).
     Entity create_avatar(std::shared_ptr<const Skeleton> skeleton);
@@ -84,6 +150,7 @@ public:
     [[nodiscard]] const std::shared_ptr<const Skeleton>& skeleton_ptr(Entity e) const {
         return skeletons_[dense_index(e)];
     }
+    /// The local pose, for reading and writing (the avatar gets its own scales, see LocalPose).
     LocalPose& local_pose(Entity e);
     [[nodiscard]] const ModelPose& model_pose(Entity e) const;
 
@@ -120,26 +187,55 @@ public:
     }
     [[nodiscard]] const ik::GroundPlane& ground_at(std::size_t i) const { return ik_[i].ground; }
     [[nodiscard]] Appearance* appearance_at(std::size_t i) const { return appearance_[i].get(); }
+    /// Gives avatar i its own local scales (a copy of the shared rest scales) if it has none.
+    /// Safe to call from per-avatar systems (the pool is locked; allocates only the first time).
+    void own_scales_at(std::size_t i);
 
-    /// Adds a system at the end of its phase.
-    void add_system(System s);
+    /// Adds a system at the end of its phase. Returns false (and adds nothing) when it gives
+    /// neither or both of `run` and `each`, or when a whole-world system would run in the sample
+    /// or blend phase (the joint states between them live in per-thread scratch).
+    bool add_system(System s);
     /// Every system in run order.
     [[nodiscard]] std::vector<const System*> schedule() const;
 
-    /// Runs every phase once. dt in seconds (0 evaluates the current time again).
+    /// Runs every phase once. dt in seconds (0 evaluates the current time again). Per-avatar
+    /// systems run on threads() threads; not to be called concurrently on one World.
     void step(float dt);
+
+    /// Measure the time of every system in step() (off by default; costs two clock reads per
+    /// avatar and system). profile() lists them in run order.
+    void set_profiling(bool on) { profiling_ = on; }
+    [[nodiscard]] std::vector<SystemProfile> profile() const;
+    void reset_profile();
+
+    /// Bytes of per-avatar state the world holds (pose pool blocks, controllers, motion
+    /// instances and their cursors, component slots), excluding shared skeletons and clips,
+    /// appearances and the per-thread scratch. A measurement for benchmarks and `slanim crowd`.
+    [[nodiscard]] std::size_t avatar_state_bytes() const;
 
     /// The built-in ik system's work for one avatar (public for tools that drive phases
     /// themselves): applies the constraints of every evaluated motion, oldest first.
     void apply_constraints_at(std::size_t i);
 
 private:
+    struct Exec;   // task arena and per-thread scratch (oneTBB, private to world.cpp)
+    struct PosePool;
+    std::unique_ptr<Exec> exec_;
+    std::unique_ptr<PosePool> pool_;
+    int threads_ = 1;
+    int chunk_ = 8;
+    bool profiling_ = false;
     std::vector<System> systems_[kNumPhases];
     // Dense component arrays (same index for the same avatar).
     std::vector<std::shared_ptr<const Skeleton>> skeletons_;
     std::vector<std::unique_ptr<MotionController>> controllers_;
     std::vector<LocalPose> local_;
     std::vector<ModelPose> model_;
+    std::vector<void*> pose_block_;   // the pool block behind local_[i] and model_[i]
+    std::vector<void*> scale_block_;  // local_[i].scales when owned, else null
+    std::vector<std::pair<const Skeleton*, std::vector<Vec3>>> rest_scales_;  // shared scales
+    std::mutex pool_mutex_;
+    std::span<Vec3> shared_rest_scales(const Skeleton& skeleton);
     struct IkComponent {
         bool own = false;
         ik::IkSettings settings;

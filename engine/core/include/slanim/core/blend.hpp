@@ -46,7 +46,8 @@ public:
     bool add(int joint, const JointStateRef& state);
 
     /// `blendJointStates(apply_now = true)` for every joint that received a state this frame,
-    /// writing `pose`; then clears the slots. No allocation.
+    /// writing `pose` (a joint's scale only when one of its states carried a scale: otherwise
+    /// the viewer's sum leaves it unchanged); then clears the slots. No allocation.
     void blend_and_apply(const LocalPoseView& pose);
 
     /// Number of states queued for `joint` (for tests and overlays).

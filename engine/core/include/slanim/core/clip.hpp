@@ -43,13 +43,14 @@ namespace detail {
 struct PlanCurve {
     std::uint32_t track = 0;
     std::uint32_t first = 0, count = 0;
+    std::uint32_t cursor = 0;  ///< its slot in SamplingCursor::rot / pos
 };
 
 /// Animated curves of one kind whose key times are identical: one seek and one interpolant
 /// per frame for all of them, values stored structure-of-arrays.
 struct PlanGroup {
     std::uint32_t times_first = 0, num_keys = 0;  ///< the shared times, in rot/pos_times()
-    std::uint32_t cursor_track = 0;  ///< the group's first track: its cursor slot is the group's
+    std::uint32_t cursor = 0;        ///< the group's slot in SamplingCursor::rot / pos
     std::uint32_t tracks_first = 0;  ///< in SamplingPlan::group_tracks
     std::uint32_t num_curves = 0;    ///< lanes in use; lanes are padded to a multiple of 4
     std::uint32_t values_first = 0;  ///< in rot_soa / pos_soa: [key][component][lane]
@@ -66,6 +67,8 @@ struct SamplingPlan {
     std::vector<PlanGroup> rot_groups, pos_groups;
     std::vector<std::uint32_t> group_tracks;  ///< padding lanes hold kNoTrack
     std::vector<float> rot_soa, pos_soa;      ///< padding lanes hold identity / zero
+    /// Cursor slots: one per animated rotation (position) curve or group.
+    std::uint32_t rot_cursors = 0, pos_cursors = 0;
     static constexpr std::uint32_t kNoTrack = 0xFFFFFFFFu;
 };
 
@@ -129,10 +132,10 @@ private:
     std::array<std::array<std::uint8_t, 216>, 2> signature_{};
 };
 
-/// Per-instance sampling state: for each track, the index of the first key at or after the last
-/// sampled time (for a key-sharing group of the sampling plan, only the slot of the group's
-/// first track is kept up to date). Sized by SamplingCursor::reset; never allocates during
-/// sampling.
+/// Per-instance sampling state: for each animated curve or key-sharing group of the clip's
+/// sampling plan, the index of the first key at or after the last sampled time (constant
+/// curves need none, so a clip of 187 tracks in a few groups keeps a few slots). Sized by
+/// SamplingCursor::reset; never allocates during sampling.
 struct SamplingCursor {
     std::vector<std::uint32_t> rot, pos;
     const MotionClip* clip = nullptr;
