@@ -308,6 +308,19 @@ void MotionController::control(float dt) {
     has_run_once_ = true;
 }
 
+void MotionController::control_minimal() {
+    blend_order_.clear();
+    for (const auto& m : active_) m->evaluate = false;
+    external_joints_ = {};
+    external_states_ = {};
+    frame_dt_ = 0.f;
+    // deactivateStoppedMotions: stopped motions end at once, eased out or not.
+    for (const auto& m : active_)
+        if (m->stopped) deactivate(*m);
+    remove_inactive();
+    has_run_once_ = true;
+}
+
 void MotionController::sample(BlendScratch& scratch) {
     std::size_t need = 0;
     for (const MotionInstance* m : blend_order_) need += m->clip->tracks().size();

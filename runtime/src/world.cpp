@@ -57,6 +57,7 @@ struct World::PosePool {
     static std::size_t round64(std::size_t b) { return (b + 63) & ~std::size_t{63}; }
     static std::size_t pose_bytes(std::size_t n) { return round64(n * 2 * (sizeof(Quat) + sizeof(Vec3))); }
     static std::size_t scale_bytes(std::size_t n) { return round64(n * sizeof(Vec3)); }
+    static std::size_t to_bytes(std::size_t n) { return round64(n * (sizeof(Quat) + sizeof(Vec3))); }
     ~PosePool() {
         for (auto& c : classes)
             for (std::byte* s : c.slabs) ::operator delete(s, std::align_val_t{64});
@@ -141,8 +142,17 @@ World::World(const WorldOptions& options) : exec_(std::make_unique<Exec>()), poo
     exec_->seconds.resize(static_cast<std::size_t>(threads_));
 
     using namespace component;
-    add_system({Phase::Control, "motion_control", {kSkeleton}, {kController}, {},
-                [](World& w, std::size_t i, float dt, WorkerScratch&) { w.controller_at(i).control(dt); }});
+    // lod_select stays the first system of the control phase (lod_skips relies on it).
+    add_system({Phase::Control, "lod_select", {kController, kLod}, {kLod, kLocalPose}, {},
+                [](World& w, std::size_t i, float dt, WorkerScratch&) { w.lod_select_at(i, dt); }});
+    add_system({Phase::Control, "motion_control", {kSkeleton, kLod}, {kController}, {},
+                [](World& w, std::size_t i, float dt, WorkerScratch&) {
+                    const LodState& l = w.lod_[i];
+                    if (l.mode == LodMode::Hidden)
+                        w.controller_at(i).control_minimal();
+                    else
+                        w.controller_at(i).control(l.mode == LodMode::Full && l.behind == 0.f ? dt : l.control_dt);
+                }});
     add_system({Phase::Sample, "keyframe_sampling", {kController}, {kController, kJointStates}, {},
                 [](World& w, std::size_t i, float, WorkerScratch& s) { w.controller_at(i).sample(s.blend); }});
     add_system({Phase::Blend, "pose_blend", {kController, kJointStates}, {kLocalPose}, {},
@@ -153,6 +163,8 @@ World::World(const WorldOptions& options) : exec_(std::make_unique<Exec>()), poo
                 }});
     add_system({Phase::Ik, "constraints", {kSkeleton, kController, kIk}, {kLocalPose, kController}, {},
                 [](World& w, std::size_t i, float, WorkerScratch&) { w.apply_constraints_at(i); }});
+    add_system({Phase::LocalToModel, "lod_interpolate", {kLod}, {kLocalPose, kLod}, {},
+                [](World& w, std::size_t i, float, WorkerScratch&) { w.lod_interpolate_at(i); }});
     add_system({Phase::LocalToModel, "local_to_model", {kSkeleton, kLocalPose}, {kModelPose}, {},
                 [](World& w, std::size_t i, float, WorkerScratch&) {
                     update_model_pose(w.skeleton_at(i), w.local_pose_at(i), w.model_pose_at(i));
@@ -186,6 +198,7 @@ Entity World::create_avatar(std::shared_ptr<const Skeleton> skeleton) {
     update_model_pose(*skeleton, lp, mp);
     pose_block_.push_back(block);
     scale_block_.push_back(nullptr);
+    lod_.emplace_back();
 
     controllers_.push_back(std::make_unique<MotionController>(skeleton));
     skeletons_.push_back(std::move(skeleton));
@@ -271,7 +284,9 @@ bool World::destroy(Entity e) {
     const std::size_t n = local_[d].positions.size();
     pool_->release(PosePool::pose_bytes(n), static_cast<std::byte*>(pose_block_[d]));
     if (scale_block_[d]) pool_->release(PosePool::scale_bytes(n), static_cast<std::byte*>(scale_block_[d]));
+    if (lod_[d].to_block) pool_->release(PosePool::to_bytes(n), static_cast<std::byte*>(lod_[d].to_block));
     if (d != last) {  // swap-remove keeps the arrays dense
+        lod_[d] = lod_[last];
         pose_block_[d] = pose_block_[last];
         scale_block_[d] = scale_block_[last];
         skeletons_[d] = std::move(skeletons_[last]);
@@ -285,6 +300,7 @@ bool World::destroy(Entity e) {
     }
     pose_block_.pop_back();
     scale_block_.pop_back();
+    lod_.pop_back();
     skeletons_.pop_back();
     controllers_.pop_back();
     local_.pop_back();
@@ -376,12 +392,14 @@ void World::step(float dt) {
             WorkerScratch& scratch = x.scratch[slot];
             if (!profiling_) {
                 for (std::size_t i = begin; i < end; ++i)
-                    for (const System* sys : stage.systems) sys->each(*this, i, dt, scratch);
+                    for (const System* sys : stage.systems)
+                        if (lod_[i].mode == LodMode::Full || !lod_skips(*sys, i)) sys->each(*this, i, dt, scratch);
                 return;
             }
             std::vector<double>& secs = x.seconds[slot];
             for (std::size_t i = begin; i < end; ++i)
                 for (std::size_t k = 0; k < stage.systems.size(); ++k) {
+                    if (lod_[i].mode != LodMode::Full && lod_skips(*stage.systems[k], i)) continue;
                     const auto t0 = std::chrono::steady_clock::now();
                     stage.systems[k]->each(*this, i, dt, scratch);
                     secs[stage.index[k]] += seconds_since(t0);
@@ -427,9 +445,123 @@ std::size_t World::avatar_state_bytes() const {
     // One slot of every dense component array and of the handle tables.
     const std::size_t per_slot = sizeof(std::shared_ptr<const Skeleton>) + sizeof(std::unique_ptr<MotionController>) +
                                  sizeof(LocalPose) + sizeof(ModelPose) + sizeof(IkComponent) +
-                                 sizeof(std::shared_ptr<Appearance>) + sizeof(Entity) + sizeof(void*) +
+                                 sizeof(std::shared_ptr<Appearance>) + sizeof(Entity) + 2 * sizeof(void*) + sizeof(LodState) +
                                  3 * sizeof(std::uint32_t);
     return bytes + per_slot * size();
+}
+
+bool World::set_visible(Entity e, bool visible) {
+    const std::uint32_t d = dense_index(e);
+    if (d == kNoDense) return false;
+    lod_[d].visible = visible;
+    return true;
+}
+
+bool World::visible(Entity e) const {
+    const std::uint32_t d = dense_index(e);
+    return d != kNoDense && lod_[d].visible;
+}
+
+int World::update_period_at(std::size_t i) const { return lod_[i].visible ? lod_[i].period : 0; }
+
+bool World::lod_skips(const System& s, std::size_t i) const {
+    switch (lod_[i].mode) {
+        case LodMode::Full:
+        case LodMode::Update: return false;
+        case LodMode::Hidden:  // updateMotionsMinimal only: motion_control, nothing after it
+            return s.phase > Phase::Control;
+        case LodMode::Interpolate:  // between updates: only the interpolation and what follows
+            return s.phase <= Phase::Ik && &s != &systems_[static_cast<int>(Phase::Control)][0];
+    }
+    return false;
+}
+
+// Decides this step's LOD mode of avatar i (the first control system). An avatar changes its
+// update period only when its display has reached the last evaluated pose, so the controller's
+// clock and the display's never drift apart.
+void World::lod_select_at(std::size_t i, float dt) {
+    LodState& l = lod_[i];
+    if (!l.visible) {
+        l.mode = LodMode::Hidden;
+        return;
+    }
+    if (l.mode == LodMode::Hidden) l.elapsed = l.span = 0.f;  // shown again: start afresh
+    if (l.elapsed < l.span) {
+        l.elapsed += dt;
+        l.mode = LodMode::Interpolate;
+        return;
+    }
+    int period = 1;
+    if (lod_settings_.enabled) {
+        const float area = controllers_[i]->pixel_area();
+        period = area >= lod_settings_.full_rate_area ? 1 : area >= lod_settings_.half_rate_area ? 2 : 4;
+    }
+    l.period = static_cast<std::uint8_t>(period);
+    const float behind = l.elapsed - l.span;  // the display ran past the last target (≥ 0)
+    l.elapsed = l.span = 0.f;
+    if (period == 1) {
+        if (l.to_block) {
+            const std::lock_guard<std::mutex> lock(pool_mutex_);
+            pool_->release(PosePool::to_bytes(local_[i].positions.size()), static_cast<std::byte*>(l.to_block));
+            l.to_block = nullptr;
+        }
+        l.mode = LodMode::Full;
+        l.behind = behind;
+        l.control_dt = dt + behind;
+        return;
+    }
+    // Update: evaluate `period` steps ahead into the "to" pose; the display then moves toward
+    // it over those steps (this one included).
+    const std::size_t n = local_[i].positions.size();
+    LocalPose& lp = local_[i];
+    auto* q = static_cast<Quat*>(l.to_block);
+    if (!l.to_block) {
+        {
+            const std::lock_guard<std::mutex> lock(pool_mutex_);
+            l.to_block = pool_->acquire(PosePool::to_bytes(n));
+        }
+        q = static_cast<Quat*>(l.to_block);
+        std::copy(lp.rotations.begin(), lp.rotations.end(), q);
+        std::copy(lp.positions.begin(), lp.positions.end(), reinterpret_cast<Vec3*>(q + n));
+    }
+    l.display_rotations = lp.rotations;
+    l.display_positions = lp.positions;
+    lp.rotations = {q, n};
+    lp.positions = {reinterpret_cast<Vec3*>(q + n), n};
+    l.span = static_cast<float>(period) * dt;
+    l.elapsed = dt;
+    l.last_f = 0.f;
+    l.behind = 0.f;
+    l.control_dt = behind + l.span;
+    l.mode = LodMode::Update;
+}
+
+// Moves the displayed local pose toward the evaluated one (the first local_to_model system):
+// positions by lerp, rotations by the viewer's nlerp, each step the fraction of the way left
+// that keeps the display on the straight line between the poses of the two updates.
+void World::lod_interpolate_at(std::size_t i) {
+    LodState& l = lod_[i];
+    if (l.mode != LodMode::Update && l.mode != LodMode::Interpolate) return;
+    LocalPose& lp = local_[i];
+    if (l.mode == LodMode::Update) {
+        lp.rotations = l.display_rotations;
+        lp.positions = l.display_positions;
+    }
+    const std::size_t n = lp.positions.size();
+    const Quat* to_rot = static_cast<const Quat*>(l.to_block);
+    const Vec3* to_pos = reinterpret_cast<const Vec3*>(to_rot + n);
+    const float f = l.span > 0.f ? std::min(1.f, l.elapsed / l.span) : 1.f;
+    if (f >= 1.f) {
+        std::copy(to_rot, to_rot + n, lp.rotations.begin());
+        std::copy(to_pos, to_pos + n, lp.positions.begin());
+    } else {
+        const float u = (f - l.last_f) / (1.f - l.last_f);
+        for (std::size_t j = 0; j < n; ++j) {
+            lp.rotations[j] = ll_nlerp(u, lp.rotations[j], to_rot[j]);
+            lp.positions[j] = lerp(lp.positions[j], to_pos[j], u);
+        }
+    }
+    l.last_f = f;
 }
 
 }  // namespace slanim

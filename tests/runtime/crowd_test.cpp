@@ -92,13 +92,21 @@ std::vector<std::shared_ptr<const MotionClip>> crowd_clips(bool* real = nullptr)
 
 // Plays a scripted crowd (starts, stops, a destroyed avatar) and returns every model pose of
 // every 10th frame, as raw bytes.
-std::vector<unsigned char> play_crowd(int threads) {
+std::vector<unsigned char> play_crowd(int threads, bool lod) {
     WorldOptions o;
     o.threads = threads;
     o.chunk = 4;
     World w(o);
     const auto clips = crowd_clips();
     const auto ents = populate_crowd(w, skeleton(), clips, 41);
+    if (lod) {  // every update period and hidden avatars in the mix
+        LodSettings s;
+        s.enabled = true;
+        w.set_lod(s);
+        const float areas[] = {1e6f, 5000.f, 100.f};
+        for (std::size_t k = 0; k < ents.size(); ++k) w.controller(ents[k]).set_pixel_area(areas[k % 3]);
+        for (std::size_t k = 0; k < ents.size(); k += 5) w.set_visible(ents[k], false);
+    }
     std::vector<unsigned char> out;
     for (int f = 0; f < 150; ++f) {
         if (f == 30)
@@ -123,12 +131,14 @@ std::vector<unsigned char> play_crowd(int threads) {
 }  // namespace
 
 TEST(Crowd, EveryThreadCountGivesBitIdenticalPoses) {
-    const auto one = play_crowd(1);
-    ASSERT_FALSE(one.empty());
-    for (int threads : {2, 4}) {
-        const auto other = play_crowd(threads);
-        ASSERT_EQ(other.size(), one.size());
-        EXPECT_EQ(std::memcmp(other.data(), one.data(), one.size()), 0) << threads << " threads";
+    for (bool lod : {false, true}) {
+        const auto one = play_crowd(1, lod);
+        ASSERT_FALSE(one.empty());
+        for (int threads : {2, 4}) {
+            const auto other = play_crowd(threads, lod);
+            ASSERT_EQ(other.size(), one.size());
+            EXPECT_EQ(std::memcmp(other.data(), one.data(), one.size()), 0) << threads << " threads, lod " << lod;
+        }
     }
 }
 

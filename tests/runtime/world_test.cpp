@@ -15,9 +15,9 @@ TEST(World, PhasesRunInTheDocumentedOrder) {
     const auto sched = w.schedule();
     std::vector<std::string> names;
     for (const System* s : sched) names.push_back(s->name);
-    EXPECT_EQ(names, (std::vector<std::string>{"ingest", "motion_control", "keyframe_sampling",
-                                               "pose_blend", "constraints", "ik", "local_to_model",
-                                               "skin"}));
+    EXPECT_EQ(names, (std::vector<std::string>{"ingest", "lod_select", "motion_control", "keyframe_sampling",
+                                               "pose_blend", "constraints", "ik", "lod_interpolate",
+                                               "local_to_model", "skin"}));
     for (const System* s : sched) {  // built-in systems declare what they read and write
         if (s->phase != Phase::Ingest && s->name != "ik" && s->phase != Phase::Skin) {
             EXPECT_FALSE(s->writes.empty() || s->reads.empty()) << s->name;

@@ -121,6 +121,10 @@ public:
     /// Phase `control`: T += dt × time factor, then the weights and state machine of
     /// `updateMotionsByType` for additive then regular motions (newest first).
     void control(float dt);
+    /// Phase `control` of a hidden avatar, `updateMotionsMinimal`: the clock stands still,
+    /// every stopped motion is deactivated, nothing is marked for evaluation (sample() and
+    /// blend() then do nothing) and external states are dropped.
+    void control_minimal();
     /// Phase `sample`: evaluates the motions control() marked into `scratch` (which grows to
     /// the sum of their tracks, then no longer allocates).
     void sample(BlendScratch& scratch);

@@ -52,6 +52,8 @@ inline constexpr const char* kIk = "ik_settings";  ///< solver settings and grou
 inline constexpr const char* kAppearance = "appearance";  ///< optional, see Appearance
 /// The sampled joint states of the evaluated motions (per-thread scratch, sample → blend).
 inline constexpr const char* kJointStates = "joint_states";
+/// Visibility, update period and interpolation state of the LOD rules (see LodSettings).
+inline constexpr const char* kLod = "lod";
 }  // namespace component
 
 class World;
@@ -118,6 +120,22 @@ struct WorldOptions {
     int chunk = 8;
 };
 
+/// Level-of-detail rules for crowds (docs/runtime-threading.md, "LOD"). Off by default, so
+/// every visible avatar is evaluated every step exactly as the viewer does. When enabled, an
+/// avatar whose pixel area (MotionController::set_pixel_area) is below `full_rate_area` is
+/// evaluated every 2nd step, below `half_rate_area` every 4th; in between, its local pose is
+/// interpolated toward a pose evaluated one update ahead (the viewer's time-quantum path,
+/// LLMotionController::updateMotions with mTimeStep, disabled there as SL-763; here the clock
+/// stays continuous, so playback speed is exact). Visibility (World::set_visible) applies
+/// whether LOD is enabled or not.
+struct LodSettings {
+    bool enabled = false;
+    /// Pixels². Defaults: the viewer's minimum pixel areas of hand motions (10000) and emotes
+    /// (2000), below which those motions already fade out (spec §3.2).
+    float full_rate_area = 10000.f;
+    float half_rate_area = 2000.f;
+};
+
 /// Time spent in one system over the steps since reset_profile() (see set_profiling).
 struct SystemProfile {
     const System* system = nullptr;
@@ -176,6 +194,18 @@ public:
     /// Measure each constraint solve (ConstraintReport::solve_us). Off by default.
     void set_ik_timing(bool on) { ik_timing_ = on; }
 
+    /// Level of detail for all avatars (see LodSettings). Not during step().
+    void set_lod(const LodSettings& lod) { lod_settings_ = lod; }
+    [[nodiscard]] const LodSettings& lod() const { return lod_settings_; }
+    /// A hidden avatar (culled, or shown as an impostor) gets the viewer's
+    /// `updateMotionsMinimal`: its clock stands still, stopped motions are deactivated, nothing
+    /// is sampled, blended, solved or skinned, and its pose stays as it was. Default: visible.
+    /// Returns false for an invalid handle.
+    bool set_visible(Entity e, bool visible);
+    [[nodiscard]] bool visible(Entity e) const;
+    /// Steps between evaluations of avatar i under the LOD rules: 1, 2 or 4 (0 when hidden).
+    [[nodiscard]] int update_period_at(std::size_t i) const;
+
     // Dense iteration for systems: index i in [0, size()).
     MotionController& controller_at(std::size_t i) { return *controllers_[i]; }
     LocalPose& local_pose_at(std::size_t i) { return local_[i]; }
@@ -225,12 +255,32 @@ private:
     int threads_ = 1;
     int chunk_ = 8;
     bool profiling_ = false;
+    LodSettings lod_settings_;
     std::vector<System> systems_[kNumPhases];
     // Dense component arrays (same index for the same avatar).
     std::vector<std::shared_ptr<const Skeleton>> skeletons_;
     std::vector<std::unique_ptr<MotionController>> controllers_;
     std::vector<LocalPose> local_;
     std::vector<ModelPose> model_;
+    // LOD per avatar: visibility, this step's mode, and the interpolation toward the pose
+    // evaluated one update ahead ("to", a pool block of rotations and positions).
+    enum class LodMode : std::uint8_t { Full, Hidden, Update, Interpolate };
+    struct LodState {
+        bool visible = true;
+        LodMode mode = LodMode::Full;
+        std::uint8_t period = 1;
+        float elapsed = 0.f, span = 0.f;  // seconds into / length of the interpolation
+        float last_f = 0.f;               // interpolation fraction shown last step
+        float control_dt = 0.f;           // what motion_control advances the clock by
+        float behind = 0.f;               // display past the last target (uneven steps)
+        void* to_block = nullptr;
+        std::span<Quat> display_rotations;  // the real local pose while "to" is swapped in
+        std::span<Vec3> display_positions;
+    };
+    std::vector<LodState> lod_;
+    void lod_select_at(std::size_t i, float dt);
+    void lod_interpolate_at(std::size_t i);
+    [[nodiscard]] bool lod_skips(const System& s, std::size_t i) const;
     std::vector<void*> pose_block_;   // the pool block behind local_[i] and model_[i]
     std::vector<void*> scale_block_;  // local_[i].scales when owned, else null
     std::vector<std::pair<const Skeleton*, std::vector<Vec3>>> rest_scales_;  // shared scales
