@@ -43,7 +43,24 @@ public:
 
     /// `LLJointStateBlender::addJointState`. Returns false when the state was dropped because
     /// all six slots hold states of priority ≥ its own. No allocation.
-    bool add(int joint, const JointStateRef& state);
+    bool add(int joint, const JointStateRef& state) {
+        // Fast path: states arriving in non-increasing priority order are appended.
+        if (static_cast<unsigned>(joint) < counts_.size()) {
+            std::uint8_t& n = counts_[static_cast<std::size_t>(joint)];
+            JointStateRef* s = slots_.data() + static_cast<std::size_t>(joint) * kSlots;
+            if (n == 0) {
+                active_.push_back(static_cast<std::int16_t>(joint));
+                s[0] = state;
+                n = 1;
+                return true;
+            }
+            if (n < kSlots && state.priority <= s[n - 1].priority) {
+                s[n++] = state;
+                return true;
+            }
+        }
+        return add_slow(joint, state);
+    }
 
     /// `blendJointStates(apply_now = true)` for every joint that received a state this frame,
     /// writing `pose` (a joint's scale only when one of its states carried a scale: otherwise
@@ -56,6 +73,13 @@ public:
     [[nodiscard]] const JointStateRef& slot(int joint, int s) const { return slots_[joint * kSlots + s]; }
 
 private:
+    bool add_slow(int joint, const JointStateRef& state);
+    void blend_one(int joint, const LocalPoseView& pose);
+    struct Lanes;  // SIMD kernel state (blend.cpp)
+    void lanes_begin(Lanes& g, const std::int16_t* joints, int lanes, const LocalPoseView& pose) const;
+    void lanes_step(Lanes& g, int slot) const;
+    void lanes_end(const Lanes& g, const LocalPoseView& pose);
+    void blend_eight(const std::int16_t* joints, int count, const LocalPoseView& pose);
     std::vector<JointStateRef> slots_;   // num_joints × kSlots
     std::vector<std::uint8_t> counts_;   // filled slots per joint
     std::vector<std::int16_t> active_;   // joints with at least one state, in first-touch order

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: MIT
+// Crowd benchmarks (issue: crowd-scale runtime). Not part of ctest; run through
+//
+//     scripts/bench_crowd.sh            (medians of repetitions, ratios, the load average)
+//
+// or directly: build/benchmarks/slanim_bench_crowd --benchmark_filter=BM_Crowd/
+//
+//   BM_Crowd/avatars:N/threads:T/skin:S — World::step (1/60 s) of N avatars, each playing four
+//        real motions of ../shared/anims (WALK, DANCE4, the Bento bones-and-attachments motion,
+//        BOW with its two constraints; looped, staggered starts), with S = 1 the base mesh of
+//        ../shared/sl-character skinned per avatar. Time column: wall ms per step. Counters:
+//        us_per_avatar, KiB_per_avatar (World::avatar_state_bytes).
+//   BM_CrowdViewer/avatars:N — the same motions on N avatars of the viewer-style baseline
+//        (viewer_baseline.hpp: per-avatar heap objects, std::map lookups), one thread, at full
+//        weight (no skinning).
+//   BM_CrowdPhases/avatars:1000/threads:T — one profiled step per iteration; a counter per
+//        system (us per step, summed over threads).
+//   BM_Blend4x214/slanim — PoseBlender: 4 layers of rotation + position states on every joint
+//        of the 214-joint skeleton (856 add() calls) and blend_and_apply.
+//   BM_LocalToModel214/slanim — LocalToModelJob over 214 joints.
+// Without ../shared the generated demo motions (runtime/crowd.hpp) replace the real ones and the
+// label says so; skinned cases are skipped.
+#include <benchmark/benchmark.h>
+
+#include <filesystem>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "slanim/appearance/visual_params.hpp"
+#include "slanim/core/blend.hpp"
+#include "slanim/core/local_to_model.hpp"
+#include "slanim/formats/anim_codec.hpp"
+#include "slanim/formats/skeleton_xml.hpp"
+#include "slanim/runtime/appearance.hpp"
+#include "slanim/runtime/crowd.hpp"
+#include "slanim/runtime/world.hpp"
+#include "viewer_baseline.hpp"
+
+namespace {
+
+using namespace slanim;
+namespace viewer = slanim::bench::viewer;
+constexpr float kStep = 1.f / 60.f;
+const std::filesystem::path kShared = SLANIM_SHARED_DIR;
+
+struct Mix {
+    std::shared_ptr<const Skeleton> skeleton;
+    std::vector<std::shared_ptr<const MotionClip>> clips;
+    std::vector<std::shared_ptr<const viewer::JointMotionList>> lists;
+    std::shared_ptr<const AppearanceModel> appearance;  // null without ../shared/sl-character
+    std::string label;
+};
+
+// The four motions on the character folder's skeleton when present (so the base mesh fits),
+// else on the embedded default.
+const Mix& mix() {
+    static const Mix m = [] {
+        Mix x;
+        const auto character = kShared / "sl-character";
+        if (auto sk = load_skeleton(character); sk.ok()) {
+            x.skeleton = *sk;
+            if (auto model = load_appearance_model(character, x.skeleton); model.ok()) x.appearance = *model;
+        } else {
+            x.skeleton = Skeleton::default_skeleton();
+        }
+        std::vector<std::pair<std::string, Motion>> motions;
+        for (const char* f : {"linden/WALK.anim", "linden/DANCE4.anim",
+                              "reference/bento_randomize_bones_and_attachments.anim", "linden/BOW.anim"}) {
+            auto mo = load_motion((kShared / "anims" / f).string(), *x.skeleton);
+            if (!mo.ok()) break;
+            motions.emplace_back(f, std::move(*mo));
+        }
+        if (motions.size() == 4) {
+            x.label = "real: walk, dance, Bento, constrained";
+        } else {
+            motions.clear();
+            for (auto& d : make_crowd_demo_motions(*x.skeleton)) motions.emplace_back(d.name, std::move(d.motion));
+            x.label = "generated demo motions (../shared absent)";
+        }
+        for (auto& [name, mo] : motions) {
+            make_looping(mo);
+            x.clips.push_back(MotionClip::build(mo, *x.skeleton, name));
+            x.lists.push_back(viewer::build_list(mo, *x.skeleton));
+        }
+        return x;
+    }();
+    return m;
+}
+
+void bm_crowd(benchmark::State& state) {
+    const int n = static_cast<int>(state.range(0));
+    const int threads = static_cast<int>(state.range(1));
+    const bool skin = state.range(2) != 0;
+    const Mix& m = mix();
+    if (skin && !m.appearance) {
+        state.SkipWithError("skinning needs ../shared/sl-character");
+        return;
+    }
+    World w(WorldOptions{threads, 8});
+    const auto ents = populate_crowd(w, m.skeleton, m.clips, n);
+    if (skin)
+        for (Entity e : ents) {
+            auto a = Appearance::create(m.appearance);
+            if (!a.ok()) {
+                state.SkipWithError(a.error().message.c_str());
+                return;
+            }
+            w.set_appearance(e, std::shared_ptr<Appearance>(std::move(*a)));
+        }
+    for (int f = 0; f < 60; ++f) w.step(kStep);  // past every ease-in
+    for (auto _ : state) {
+        w.step(kStep);
+        benchmark::ClobberMemory();
+    }
+    state.counters["us_per_avatar"] =
+        benchmark::Counter(static_cast<double>(state.iterations()) * n * 1e-6,
+                           benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["KiB_per_avatar"] = static_cast<double>(w.avatar_state_bytes()) / n / 1024.0;
+    state.SetLabel(m.label);
+}
+
+void bm_crowd_viewer(benchmark::State& state) {
+    const int n = static_cast<int>(state.range(0));
+    const Mix& m = mix();
+    std::vector<std::unique_ptr<viewer::Avatar>> avatars;
+    for (int k = 0; k < n; ++k) {
+        auto a = std::make_unique<viewer::Avatar>(*m.skeleton);
+        for (std::size_t c = 0; c < m.clips.size(); ++c) a->start(m.clips[c], m.lists[c]);
+        avatars.push_back(std::move(a));
+    }
+    for (int f = 0; f < 60; ++f)
+        for (auto& a : avatars) a->step(kStep);
+    for (auto _ : state) {
+        for (auto& a : avatars) a->step(kStep);
+        benchmark::ClobberMemory();
+    }
+    state.counters["us_per_avatar"] =
+        benchmark::Counter(static_cast<double>(state.iterations()) * n * 1e-6,
+                           benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.SetLabel(m.label);
+}
+
+void bm_crowd_phases(benchmark::State& state) {
+    const int n = static_cast<int>(state.range(0));
+    const Mix& m = mix();
+    World w(WorldOptions{static_cast<int>(state.range(1)), 8});
+    populate_crowd(w, m.skeleton, m.clips, n);
+    for (int f = 0; f < 60; ++f) w.step(kStep);
+    w.set_profiling(true);
+    w.reset_profile();
+    for (auto _ : state) w.step(kStep);
+    for (const SystemProfile& p : w.profile())
+        state.counters[p.system->name] = p.seconds * 1e6 / static_cast<double>(state.iterations());
+    state.SetLabel(m.label);
+}
+
+// 4 layers (one state per joint each: rotation + position, priorities 1..4) over 214 joints.
+void bm_blend(benchmark::State& state) {
+    const Mix& m = mix();
+    const int n = m.skeleton->num_joints();
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> a(-0.5f, 0.5f);
+    std::vector<Quat> rot(static_cast<std::size_t>(4 * n));
+    std::vector<Vec3> pos(static_cast<std::size_t>(4 * n));
+    for (auto& q : rot) q = quat_from_axis_angle(a(rng), {a(rng), a(rng), 1.f});
+    for (auto& p : pos) p = {a(rng), a(rng), a(rng)};
+    std::vector<Vec3> lp(m.skeleton->rest_positions().begin(), m.skeleton->rest_positions().end());
+    std::vector<Quat> lr(m.skeleton->rest_rotations().begin(), m.skeleton->rest_rotations().end());
+    std::vector<Vec3> ls(m.skeleton->rest_scales().begin(), m.skeleton->rest_scales().end());
+    PoseBlender b;
+    b.resize(n);
+    for (auto _ : state) {
+        for (int layer = 0; layer < 4; ++layer)
+            for (int j = 0; j < n; ++j) {
+                JointStateRef s;
+                const auto k = static_cast<std::size_t>(layer * n + j);
+                s.rotation = &rot[k];
+                s.position = &pos[k];
+                s.weight = 0.6f;
+                s.priority = static_cast<std::int8_t>(4 - layer);
+                s.usage = kUsageRot | kUsagePos;
+                b.add(j, s);
+            }
+        b.blend_and_apply({lp, lr, ls});
+        benchmark::ClobberMemory();
+    }
+}
+
+void bm_l2m(benchmark::State& state) {
+    const Mix& m = mix();
+    const auto n = static_cast<std::size_t>(m.skeleton->num_joints());
+    std::vector<Vec3> mp(n);
+    std::vector<Quat> mr(n);
+    for (auto _ : state) {
+        LocalToModelJob job;
+        job.skeleton = m.skeleton.get();
+        job.local_positions = m.skeleton->rest_positions();
+        job.local_rotations = m.skeleton->rest_rotations();
+        job.local_scales = m.skeleton->rest_scales();
+        job.model_positions = mp;
+        job.model_rotations = mr;
+        job.run();
+        benchmark::ClobberMemory();
+    }
+}
+
+}  // namespace
+
+BENCHMARK(bm_crowd)
+    ->Name("BM_Crowd")
+    ->ArgNames({"avatars", "threads", "skin"})
+    ->ArgsProduct({{100, 1000, 5000}, {1, 2}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(bm_crowd_viewer)->Name("BM_CrowdViewer")->ArgNames({"avatars"})->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(bm_crowd_phases)
+    ->Name("BM_CrowdPhases")
+    ->ArgNames({"avatars", "threads"})
+    ->Args({1000, 1})
+    ->Args({1000, 2})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(bm_blend)->Name("BM_Blend4x214/slanim");
+BENCHMARK(bm_l2m)->Name("BM_LocalToModel214/slanim");
