@@ -271,13 +271,16 @@ CLI::App* add_crowd_subcommand(CLI::App& app, CrowdOptions& o) {
         "Measure the world at crowd scale: N avatars playing motions, stepped at 1/60 s for S seconds of "
         "wall time; prints a per-system table and the line 'crowd: N avatars, T threads, P50 ms/step p50, "
         "P99 ms/step p99, M KiB/avatar'. The step times are measured with profiling off; the table comes "
-        "from a separate run of up to 60 steps (at most 1 s) with profiling on (its clock reads would "
-        "distort the step times).");
-    c->add_option("FILE", o.files, "Animation files (.anim), each made looping (none: the built-in crowd mix)");
-    c->add_option("--character", o.character, "Viewer character folder (default: embedded skeleton)");
-    c->add_option("--avatars", o.avatars, "Number of avatars, 1..1000000")->required();
-    c->add_option("--seconds", o.seconds, "Wall time of the measured run, seconds (default 5; at least one step)");
-    c->add_option("--threads", o.threads, "Worker threads, 0..256 (default 0: one per core)");
+        "from a separate run of up to 60 steps (at most 1 s, or S when shorter) with profiling on (its clock "
+        "reads would distort the step times).");
+    c->add_option("FILE", o.files, "Animation files (.anim), each made looping (none: the built-in crowd mix)")
+        ->type_name("");
+    c->add_option("--character", o.character, "Viewer character folder (default: embedded skeleton)")
+        ->type_name("DIR");
+    c->add_option("--avatars", o.avatars, "Number of avatars, 1..1000000")->required()->type_name("N");
+    c->add_option("--seconds", o.seconds, "Wall time of the measured run, seconds (default 5; at least one step)")
+        ->type_name("S");
+    c->add_option("--threads", o.threads, "Worker threads, 0..256 (default 0: one per core)")->type_name("T");
     c->add_flag("--skin", o.skin,
                 "Give every avatar an Appearance (base mesh of --character, required) so the morph and skin "
                 "phases run");
@@ -288,7 +291,8 @@ CLI::App* add_crowd_subcommand(CLI::App& app, CrowdOptions& o) {
                 "avatars behind the camera or beyond 64 m are hidden");
     c->add_option("--render", o.render,
                   "After stepping, draw the crowd once from that camera offscreen to a 1280x720 PNG (written "
-                  "atomically)");
+                  "atomically)")
+        ->type_name("OUT.png");
     return c;
 }
 
