@@ -18,6 +18,7 @@
 
 #include "appearance_loading.hpp"
 #include "convert_formats.hpp"
+#include "crowd_command.hpp"
 #include "demo_motion.hpp"
 #include "describe.hpp"
 #include "describe_appearance.hpp"
@@ -491,6 +492,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     auto* renderc = add_render_subcommand(app, render_opt);
     RelayOptions relay_opt;
     auto* relayc = add_relay_subcommand(app, relay_opt);
+    CrowdOptions crowd_opt;
+    auto* crowdc = add_crowd_subcommand(app, crowd_opt);
 
     try {
         app.parse(argc, argv);
@@ -533,6 +536,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
         if (*viewc) return cmd_view(out, err, view_opt);
         if (*renderc) return cmd_render(out, err, render_opt);
         if (*relayc) return cmd_relay(out, err, relay_opt);
+        if (*crowdc) return cmd_crowd(out, err, crowd_opt);
     } catch (const std::exception& e) {
         err << "slanim: " << e.what() << "\n";
         return 1;

@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: MIT
+#include "crowd_command.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <numbers>
+#include <optional>
+#include <ostream>
+#include <string_view>
+
+#include "appearance_loading.hpp"
+#include "loading.hpp"
+#include "mesh_export.hpp"
+#include "slanim/core/clip.hpp"
+#include "slanim/gfx/avatar_scene.hpp"
+#include "slanim/gfx/gl_context.hpp"
+#include "slanim/gfx/image.hpp"
+#include "slanim/gfx/renderer.hpp"
+#include "slanim/runtime/appearance.hpp"
+#include "slanim/runtime/crowd.hpp"
+#include "slanim/runtime/world.hpp"
+
+namespace slanim::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr float kStep = 1.f / 60.f;
+/// The profiled run: this many steps at most, and at most this much wall time (or the measured
+/// run's --seconds when shorter), at least one step.
+constexpr int kProfileSteps = 60;
+constexpr double kProfileSeconds = 1.0;
+/// Vertices the --render picture may hold (positions and normals: 24 bytes each); the nearest
+/// avatars are drawn first and the ones past the budget are left out (and counted).
+constexpr std::size_t kMaxDrawVertices = 4'000'000;
+
+double seconds_between(Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
+}
+
+/// A whole number in [lo, hi] written as plain decimal digits (an optional leading minus).
+std::optional<long long> parse_whole(std::string_view s, long long lo, long long hi) {
+    long long v = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (s.empty() || ec != std::errc() || end != s.data() + s.size() || v < lo || v > hi) return std::nullopt;
+    return v;
+}
+
+std::optional<double> parse_number(std::string_view s) {
+    double v = 0.0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (s.empty() || ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
+    return v;
+}
+
+/// Nearest-rank percentile of sorted values (p in (0, 1]).
+double percentile(const std::vector<double>& sorted, double p) {
+    if (sorted.empty()) return 0.0;
+    const auto rank = static_cast<std::size_t>(std::ceil(p * static_cast<double>(sorted.size())));
+    return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];
+}
+
+/// A one-line progress bar on standard error, redrawn at most 10 times a second; only when
+/// standard error is a terminal.
+class ProgressBar {
+public:
+    ProgressBar(std::ostream& err, bool enabled) : err_(err), enabled_(enabled) {}
+    void update(Clock::time_point now, double done, double total, long long steps) {
+        if (!enabled_ || now < next_) return;
+        next_ = now + std::chrono::milliseconds(100);
+        constexpr int kWidth = 30;
+        const int filled = static_cast<int>(std::clamp(done / total, 0.0, 1.0) * kWidth);
+        err_ << fmt::format("\rslanim crowd: [{}{}] {:.1f}/{:.1f} s, {} steps", std::string(filled, '#'),
+                            std::string(kWidth - filled, ' '), std::min(done, total), total, steps)
+             << std::flush;
+        shown_ = true;
+    }
+    void finish() {
+        if (shown_) err_ << "\r\033[K" << std::flush;
+        shown_ = false;
+    }
+
+private:
+    std::ostream& err_;
+    bool enabled_;
+    bool shown_ = false;
+    Clock::time_point next_{};
+};
+
+/// Colours of the avatar mesh's parts (as `slanim render` draws them).
+gfx::Rgba mesh_colour(std::string_view type) {
+    if (type == "hairMesh") return {0.30f, 0.20f, 0.13f, 1.f};
+    if (type == "eyelashMesh") return {0.12f, 0.09f, 0.08f, 1.f};
+    if (type.starts_with("eyeBall")) return {0.90f, 0.90f, 0.92f, 1.f};
+    return {0.80f, 0.60f, 0.48f, 1.f};  // skin
+}
+
+struct RenderReport {
+    int drawn = 0;         ///< avatars in the picture
+    int over_budget = 0;   ///< in view but left out (vertex budget)
+    bool meshes = false;   ///< avatar meshes (else generated bodies)
+};
+
+/// Draws the crowd once, seen by CrowdView's camera, and writes the PNG. The avatars that are
+/// visible, in front of the camera, within the draw distance and inside the horizontal field
+/// of view are drawn (nearest rows first, up to kMaxDrawVertices): the skinned avatar mesh
+/// when they have an Appearance, else the generated body (collision volumes).
+Result<RenderReport> render_crowd(World& world, std::span<const Entity> ents, const std::string& path,
+                                  double time) {
+    auto renderer = gfx::Renderer::create();
+    if (!renderer) return renderer.error();
+    const int n = static_cast<int>(ents.size());
+    const float ground = world.ground(ents.front()).height;
+    const float tan_half_y = std::tan(CrowdView::kFovYDeg * std::numbers::pi_v<float> / 360.f);
+    const float tan_half_x = tan_half_y * static_cast<float>(CrowdView::kWidth) / static_cast<float>(CrowdView::kHeight);
+    const Vec3 eye = CrowdView::eye();
+
+    // Which avatars, and the body source.
+    std::vector<int> in_view;
+    for (int k = 0; k < n; ++k) {
+        const Vec3 s = CrowdView::spot(k, n);
+        const float depth = eye.x - s.x;
+        if (!world.visible(ents[k]) || !CrowdView::visible(s)) continue;
+        if (std::fabs(s.y) > depth * tan_half_x + 1.f) continue;  // outside the picture (1 m margin)
+        in_view.push_back(k);
+    }
+    RenderReport report;
+    const Appearance* first = world.appearance(ents.front());
+    report.meshes = first != nullptr;
+    std::optional<SkinnedMeshSnapshot> snapshot;
+    std::vector<std::vector<std::uint32_t>> mesh_indices;
+    std::optional<gfx::GeneratedBody> body;
+    std::size_t per_avatar = 0;
+    if (first) {
+        snapshot.emplace(*first);
+        for (const ExportMesh& m : snapshot->meshes()) {
+            auto& idx = mesh_indices.emplace_back();
+            // The skirt is drawn by the viewer only with a skirt wearable (as in `slanim render`).
+            if (m.name == "skirtMesh" || m.positions.empty() || m.faces.empty()) continue;
+            for (const auto& f : m.faces) idx.insert(idx.end(), f.begin(), f.end());
+            per_avatar += m.positions.size();
+        }
+    } else {
+        body.emplace(world.skeleton(ents.front()), 6, 10);
+        for (const gfx::RenderMesh& m : body->meshes()) per_avatar += m.positions.size();
+    }
+    const std::size_t fit = per_avatar ? kMaxDrawVertices / per_avatar : in_view.size();
+    if (in_view.size() > fit) {
+        report.over_budget = static_cast<int>(in_view.size() - fit);
+        in_view.resize(fit);
+    }
+    report.drawn = static_cast<int>(in_view.size());
+
+    // Every drawn avatar's vertices, moved to its spot, in two arrays sized up front (the
+    // meshes' spans point into them).
+    std::vector<Vec3> positions, normals;
+    positions.reserve(per_avatar * in_view.size());
+    normals.reserve(per_avatar * in_view.size());
+    struct Part {
+        std::size_t first, count;
+        std::span<const std::uint32_t> indices;
+        gfx::Rgba colour;
+    };
+    std::vector<Part> parts;
+    const auto append = [&](std::span<const Vec3> p, std::span<const Vec3> nrm, Vec3 offset,
+                            std::span<const std::uint32_t> idx, gfx::Rgba colour) {
+        parts.push_back({positions.size(), p.size(), idx, colour});
+        for (const Vec3& v : p) positions.push_back(v + offset);
+        normals.insert(normals.end(), nrm.begin(), nrm.end());
+    };
+    for (const int k : in_view) {
+        const Vec3 s = CrowdView::spot(k, n);
+        const Vec3 offset{s.x, s.y, 0.f};
+        if (snapshot) {
+            const Appearance* a = world.appearance(ents[k]);
+            if (!a) continue;
+            snapshot->capture(*a);
+            const auto meshes = snapshot->meshes();
+            for (std::size_t m = 0; m < meshes.size(); ++m)
+                if (!mesh_indices[m].empty())
+                    append(meshes[m].positions, meshes[m].normals, offset, mesh_indices[m], mesh_colour(meshes[m].name));
+        } else {
+            const ModelPose& pose = world.model_pose(ents[k]);
+            body->update(pose.positions, pose.rotations);
+            for (const gfx::RenderMesh& m : body->meshes()) append(m.positions, m.normals, offset, m.indices32, m.colour);
+        }
+    }
+
+    gfx::Scene scene;
+    scene.grid = false;  // the renderer's grid is 10 m wide; the crowd gets its own ground below
+    // The ground under the whole crowd (and up to the camera), a little darker than the sky.
+    const int cols = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(n))));
+    const float half_w = 0.5f * CrowdView::kSpacing * static_cast<float>(cols) + 2.f;
+    const float back = -CrowdView::kSpacing * static_cast<float>((n + cols - 1) / cols) - 2.f;
+    const std::array<Vec3, 4> ground_pos{Vec3{back, -half_w, ground}, Vec3{eye.x + 1.f, -half_w, ground},
+                                         Vec3{eye.x + 1.f, half_w, ground}, Vec3{back, half_w, ground}};
+    const std::array<Vec3, 4> ground_nrm{Vec3{0, 0, 1}, Vec3{0, 0, 1}, Vec3{0, 0, 1}, Vec3{0, 0, 1}};
+    const std::array<std::uint32_t, 6> ground_idx{0, 1, 2, 0, 2, 3};
+    gfx::RenderMesh floor;
+    floor.positions = ground_pos;
+    floor.normals = ground_nrm;
+    floor.indices32 = ground_idx;
+    floor.colour = {0.24f, 0.26f, 0.24f, 1.f};
+    scene.meshes.push_back(floor);
+    for (const Part& p : parts) {
+        gfx::RenderMesh m;
+        m.positions = std::span<const Vec3>(positions).subspan(p.first, p.count);
+        m.normals = std::span<const Vec3>(normals).subspan(p.first, p.count);
+        m.indices32 = p.indices;
+        m.colour = p.colour;
+        scene.meshes.push_back(m);
+    }
+    scene.labels.push_back(gfx::Label::at(
+        fmt::format("slanim crowd: {} avatars ({} drawn), t = {:.2f} s", n, report.drawn, time), 10.f, -10.f,
+        gfx::palette::kText, 1.5f));
+
+    // CrowdView's camera: the eye 3 m in front of the first row, 1.8 m above the ground,
+    // looking along -X with a 60-degree vertical field of view.
+    gfx::OrbitCamera cam;
+    cam.yaw = 0.f;
+    cam.pitch = 0.f;
+    cam.distance = 5.f;  // eye - centre; the far plane is then 150 m
+    cam.fov_y = CrowdView::kFovYDeg * std::numbers::pi_v<float> / 180.f;
+    cam.target = Vec3{eye.x - cam.distance, eye.y, ground + eye.z};
+    auto img = (*renderer)->render_image(scene, cam, CrowdView::kWidth, CrowdView::kHeight);
+    if (!img) return img.error();
+    auto w = gfx::write_png(path, *img);
+    if (!w) return w.error();
+    return report;
+}
+
+}  // namespace
+
+Vec3 CrowdView::spot(int k, int n) {
+    const int cols = std::max(1, static_cast<int>(std::ceil(std::sqrt(static_cast<double>(n)))));
+    const int row = k / cols, col = k % cols;
+    return {-kSpacing * static_cast<float>(row),
+            kSpacing * (static_cast<float>(col) - 0.5f * static_cast<float>(cols - 1)), 0.f};
+}
+
+float CrowdView::focal_px() {
+    return 0.5f * static_cast<float>(kHeight) / std::tan(kFovYDeg * std::numbers::pi_v<float> / 360.f);
+}
+
+bool CrowdView::visible(Vec3 spot) {
+    const Vec3 c{spot.x, spot.y, 0.5f * kBoxHeight};
+    const Vec3 d = c - eye();
+    return eye().x - spot.x > 0.f && length(d) <= kDrawDistance;
+}
+
+float CrowdView::pixel_area(Vec3 spot) {
+    if (!visible(spot)) return 0.f;
+    const Vec3 c{spot.x, spot.y, 0.5f * kBoxHeight};
+    const float d = length(c - eye());
+    const float f = focal_px();
+    return (kBoxWidth * f / d) * (kBoxHeight * f / d);
+}
+
+CLI::App* add_crowd_subcommand(CLI::App& app, CrowdOptions& o) {
+    auto* c = app.add_subcommand(
+        "crowd",
+        "Measure the world at crowd scale: N avatars playing motions, stepped at 1/60 s for S seconds of "
+        "wall time; prints a per-system table and the line 'crowd: N avatars, T threads, P50 ms/step p50, "
+        "P99 ms/step p99, M KiB/avatar'. The step times are measured with profiling off; the table comes "
+        "from a separate run of up to 60 steps (at most 1 s, or S when shorter) with profiling on (its clock "
+        "reads would distort the step times).");
+    c->add_option("FILE", o.files, "Animation files (.anim), each made looping (none: the built-in crowd mix)")
+        ->type_name("");
+    c->add_option("--character", o.character, "Viewer character folder (default: embedded skeleton)")
+        ->type_name("DIR");
+    c->add_option("--avatars", o.avatars, "Number of avatars, 1..1000000")->required()->type_name("N");
+    c->add_option("--seconds", o.seconds, "Wall time of the measured run, seconds (default 5; at least one step)")
+        ->type_name("S");
+    c->add_option("--threads", o.threads, "Worker threads, 0..256 (default 0: one per core)")->type_name("T");
+    c->add_flag("--skin", o.skin,
+                "Give every avatar an Appearance (base mesh of --character, required) so the morph and skin "
+                "phases run");
+    c->add_flag("--lod", o.lod,
+                "Enable LOD: avatars stand in a square grid 1.5 m apart seen by a camera 3 m in front of the "
+                "first row, 1.8 m high, 60-degree vertical field of view on 1280x720; each gets the pixel "
+                "area of a 0.5 m x 1.8 m box at distance d: 0.9 f^2 / d^2 with f = 360 / tan(30 deg) px; "
+                "avatars behind the camera or beyond 64 m are hidden");
+    c->add_option("--render", o.render,
+                  "After stepping, draw the crowd once from that camera offscreen to a 1280x720 PNG (written "
+                  "atomically)")
+        ->type_name("OUT.png");
+    return c;
+}
+
+int cmd_crowd(std::ostream& out, std::ostream& err, const CrowdOptions& o) {
+    // Usage errors first: nothing is loaded, run or written.
+    const auto avatars = parse_whole(o.avatars, 1, kMaxCrowdAvatars);
+    if (!avatars) {
+        err << fmt::format("slanim crowd: --avatars must be a whole number from 1 to {} (got \"{}\")\n",
+                           kMaxCrowdAvatars, o.avatars);
+        return 2;
+    }
+    const auto seconds = parse_number(o.seconds);
+    if (!seconds || !(*seconds > 0.0) || *seconds > 3600.0) {
+        err << fmt::format("slanim crowd: --seconds must be a number of seconds in (0, 3600] (got \"{}\")\n",
+                           o.seconds);
+        return 2;
+    }
+    const auto threads = parse_whole(o.threads, 0, 256);
+    if (!threads) {
+        err << fmt::format(
+            "slanim crowd: --threads must be a whole number from 0 (one per core) to 256 (got \"{}\")\n", o.threads);
+        return 2;
+    }
+    if (o.skin && o.character.empty()) {
+        err << "slanim crowd: --skin needs --character DIR: the skinned avatar mesh comes from the character "
+               "folder (the embedded default is a skeleton only)\n";
+        return 2;
+    }
+    const int n = static_cast<int>(*avatars);
+
+    auto skel = pick_skeleton(o.character);
+    if (!skel) {
+        err << "slanim crowd: " << skel.error().describe() << "\n";
+        return 1;
+    }
+    std::vector<std::shared_ptr<const MotionClip>> clips;
+    if (o.files.empty()) {
+        std::string names;
+        for (auto& d : make_crowd_demo_motions(**skel)) {
+            names += (names.empty() ? "" : ", ") + d.name;
+            clips.push_back(MotionClip::build(d.motion, **skel, d.name));
+        }
+        err << "slanim crowd: no FILE given: playing the built-in crowd mix (" << names << ") on the "
+            << (o.character.empty() ? "embedded default skeleton" : "given skeleton") << "\n";
+    }
+    for (const auto& f : o.files) {
+        auto l = load(f, **skel);
+        if (!l) {
+            err << "slanim crowd: " << l.error().message << "\n";  // names the file
+            return 1;
+        }
+        make_looping(l->motion);
+        clips.push_back(MotionClip::build(l->motion, **skel, std::filesystem::path(f).stem().string()));
+    }
+    std::optional<LoadedAppearance> appearance;
+    if (o.skin) {
+        auto la = load_cli_appearance(o.character, *skel, {});
+        if (!la) {
+            err << "slanim crowd: " << la.error().describe() << "\n";
+            return 1;
+        }
+        appearance.emplace(std::move(*la));
+    }
+    // The GL context before stepping, so a machine without one fails at once.
+    std::unique_ptr<gfx::GlContext> gl;
+    if (!o.render.empty()) {
+        auto ctx = gfx::GlContext::create_offscreen();
+        if (!ctx) {
+            err << "slanim crowd: --render: cannot create an OpenGL context: " << ctx.error().message << "\n";
+            return 1;
+        }
+        gl = std::move(*ctx);
+    }
+
+    WorldOptions wo;
+    wo.threads = static_cast<int>(*threads);
+    World world(wo);
+    const std::vector<Entity> ents = populate_crowd(world, *skel, clips, n);
+    if (appearance) {
+        for (int k = 0; k < n; ++k) {
+            std::shared_ptr<Appearance> a = appearance->appearance;
+            if (k > 0) {
+                auto made = appearance->make();
+                if (!made) {
+                    err << "slanim crowd: " << o.character << ": " << made.error().describe() << "\n";
+                    return 1;
+                }
+                a = std::move(*made);
+            }
+            if (!world.set_appearance(ents[k], std::move(a))) {
+                err << "slanim crowd: the appearance of " << o.character << " does not fit its skeleton\n";
+                return 1;
+            }
+        }
+    }
+    if (o.lod) {
+        LodSettings lod;
+        lod.enabled = true;
+        world.set_lod(lod);
+        for (int k = 0; k < n; ++k) {
+            const Vec3 s = CrowdView::spot(k, n);
+            world.controller(ents[k]).set_pixel_area(CrowdView::pixel_area(s));
+            world.set_visible(ents[k], CrowdView::visible(s));
+        }
+    }
+
+    // The measured run: profiling off, one clock read per step.
+    const bool tty = &err == &std::cerr && ::isatty(STDERR_FILENO) == 1;
+    ProgressBar progress(err, tty);
+    std::vector<double> step_ms;
+    step_ms.reserve(1 << 16);
+    world.set_profiling(false);
+    const auto run_start = Clock::now();
+    auto last = run_start;
+    do {
+        const auto before = Clock::now();
+        world.step(kStep);
+        last = Clock::now();
+        step_ms.push_back(1e3 * seconds_between(before, last));  // the step alone, not the bar
+        progress.update(last, seconds_between(run_start, last), *seconds, static_cast<long long>(step_ms.size()));
+    } while (seconds_between(run_start, last) < *seconds);
+    progress.finish();
+    const double wall = seconds_between(run_start, last);
+    const auto measured_steps = static_cast<long long>(step_ms.size());
+
+    // The profiled run, separate so its clock reads do not distort the step times.
+    world.reset_profile();
+    world.set_profiling(true);
+    const double profile_limit = std::min(kProfileSeconds, *seconds);
+    const auto prof_start = Clock::now();
+    int profiled_steps = 0;
+    do {
+        world.step(kStep);
+        ++profiled_steps;
+    } while (profiled_steps < kProfileSteps && seconds_between(prof_start, Clock::now()) < profile_limit);
+    world.set_profiling(false);
+    const std::vector<SystemProfile> profile = world.profile();
+    const double sim_time = static_cast<double>(measured_steps + profiled_steps) * kStep;
+
+    std::optional<RenderReport> rendered;
+    if (gl) {
+        auto r = render_crowd(world, ents, o.render, sim_time);
+        if (!r) {
+            err << "slanim crowd: --render: " << r.error().message << "\n";
+            return 1;
+        }
+        rendered = *r;
+    }
+
+    std::vector<double> sorted = step_ms;
+    std::sort(sorted.begin(), sorted.end());
+    double sum = 0.0;
+    for (double v : sorted) sum += v;
+    out << fmt::format("steps: {} of 1/60 s in {:.2f} s of wall time ({:.1f} s simulated), profiling off; "
+                       "mean {:.3f} ms/step, max {:.3f} ms/step\n",
+                       measured_steps, wall, static_cast<double>(measured_steps) * kStep,
+                       sum / static_cast<double>(measured_steps), sorted.back());
+    if (o.lod) {
+        int by_period[5] = {0, 0, 0, 0, 0};
+        for (std::size_t i = 0; i < world.size(); ++i) ++by_period[std::clamp(world.update_period_at(i), 0, 4)];
+        out << fmt::format("lod: {} avatars every step, {} every 2nd, {} every 4th, {} hidden\n", by_period[1],
+                           by_period[2], by_period[4], by_period[0]);
+    }
+    if (rendered)
+        out << fmt::format("render: {}: {}x{}, {} of {} avatars drawn ({}){}, {} {}\n", o.render, CrowdView::kWidth,
+                           CrowdView::kHeight, rendered->drawn, n,
+                           rendered->meshes ? "avatar meshes" : "generated bodies",
+                           rendered->over_budget
+                               ? fmt::format(", {} more in view left out (vertex budget)", rendered->over_budget)
+                               : std::string(),
+                           gfx::platform_name(gl->platform()), gl->description());
+
+    double total = 0.0;
+    for (const SystemProfile& p : profile) total += p.seconds;
+    out << fmt::format("per system: {} steps with profiling on (a separate run), mean µs per step summed over "
+                       "threads\n",
+                       profiled_steps);
+    out << fmt::format("{:<20} {:<15} {:>12} {:>7}\n", "system", "phase", "µs/step", "share");
+    for (const SystemProfile& p : profile) {
+        const double us = 1e6 * p.seconds / profiled_steps;
+        out << fmt::format("{:<20} {:<15} {:>12.1f} {:>6.1f}%\n", p.system->name, phase_name(p.system->phase), us,
+                           total > 0.0 ? 100.0 * p.seconds / total : 0.0);
+    }
+    out << fmt::format("{:<20} {:<15} {:>12.1f} {:>6.1f}%\n", "total", "", 1e6 * total / profiled_steps, 100.0);
+
+    const double kib = static_cast<double>(world.avatar_state_bytes()) / static_cast<double>(n) / 1024.0;
+    out << fmt::format("crowd: {} avatars, {} threads, {:.2f} ms/step p50, {:.2f} ms/step p99, {:.1f} KiB/avatar\n",
+                       n, world.threads(), percentile(sorted, 0.50), percentile(sorted, 0.99), kib);
+    return 0;
+}
+
+}  // namespace slanim::cli
