@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <mutex>
 #include <new>
 #include <stdexcept>
@@ -373,6 +374,21 @@ std::vector<const System*> World::schedule() const {
 void World::step(float dt) {
     Exec& x = *exec_;
     const std::size_t n = size();
+    // Every thread's scratch fits the largest avatar before the loops start: which thread runs
+    // which avatar is the scheduler's choice, and a scratch must not grow inside step().
+    std::size_t states = 0;
+    int joints = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        states = std::max(states, controllers_[i]->state_count());
+        joints = std::max(joints, skeletons_[i]->num_joints());
+    }
+    for (WorkerScratch& w : x.scratch) {
+        if (w.blend.rotations.size() < states) {
+            w.blend.rotations.resize(states);
+            w.blend.positions.resize(states);
+        }
+        if (w.blend.blender.num_joints() < joints) w.blend.blender.resize(joints);
+    }
     for (const Exec::Stage& stage : x.stages) {
         if (!stage.parallel) {
             for (std::size_t k = 0; k < stage.systems.size(); ++k) {
@@ -555,10 +571,14 @@ void World::lod_interpolate_at(std::size_t i) {
         std::copy(to_rot, to_rot + n, lp.rotations.begin());
         std::copy(to_pos, to_pos + n, lp.positions.begin());
     } else {
+        // Joints no motion moves are already at their target (bit for bit): skip them, so the
+        // cost follows the animated joints, not the skeleton.
         const float u = (f - l.last_f) / (1.f - l.last_f);
         for (std::size_t j = 0; j < n; ++j) {
-            lp.rotations[j] = ll_nlerp(u, lp.rotations[j], to_rot[j]);
-            lp.positions[j] = lerp(lp.positions[j], to_pos[j], u);
+            if (std::memcmp(&lp.rotations[j], &to_rot[j], sizeof(Quat)) != 0)
+                lp.rotations[j] = ll_nlerp(u, lp.rotations[j], to_rot[j]);
+            if (std::memcmp(&lp.positions[j], &to_pos[j], sizeof(Vec3)) != 0)
+                lp.positions[j] = lerp(lp.positions[j], to_pos[j], u);
         }
     }
     l.last_f = f;

@@ -148,6 +148,12 @@ public:
         external_states_ = states;
     }
 
+    /// Joint states sample() may write: the tracks of every active motion.
+    [[nodiscard]] std::size_t state_count() const {
+        std::size_t n = 0;
+        for (const auto& m : active_) n += m->clip->tracks().size();
+        return n;
+    }
     /// Heap bytes of this controller's motion instances (cursors and constraint state
     /// included, shared clips excluded); sizeof(MotionController) not included.
     [[nodiscard]] std::size_t state_bytes() const;
