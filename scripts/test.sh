@@ -1,11 +1,22 @@
 #!/usr/bin/env bash
 # Builds slanim with warnings as errors and runs the test suite.
-# Usage: scripts/test.sh [--sanitize]   (--sanitize: ASan + UBSan build in build-asan/)
+# Usage: scripts/test.sh [--sanitize | --tsan]
+#   --sanitize: ASan + UBSan build in build-asan/, every test
+#   --tsan:     ThreadSanitizer build in build-tsan/, the threaded code's tests: the runtime suite
+#               (the world runs on two threads by default) and `slanim crowd`
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=build
 EXTRA=()
-if [ "${1:-}" = "--sanitize" ]; then
+TARGETS=()
+FILTER=()
+if [ "${1:-}" = "--tsan" ]; then
+  BUILD=build-tsan
+  EXTRA=(-DSLANIM_TSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSLANIM_BUILD_BENCHMARKS=OFF)
+  TARGETS=(--target slanim_runtime_tests slanim_cli_tests slanim)
+  FILTER=(-R '^(World|Crowd|Lod|Controller|LocalToModel|Appearance|EmoteMotion|HandMotion|PuppetryStream|RealPlay|CrowdCli)[.]')
+  export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/scripts/tsan.supp"
+elif [ "${1:-}" = "--sanitize" ]; then
   BUILD=build-asan
   EXTRA=(-DSLANIM_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSLANIM_BUILD_BENCHMARKS=OFF)
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
@@ -13,5 +24,5 @@ if [ "${1:-}" = "--sanitize" ]; then
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 fi
 cmake -S . -B "$BUILD" -G Ninja -DSLANIM_WARNINGS_AS_ERRORS=ON "${EXTRA[@]}"
-cmake --build "$BUILD" --parallel 2
-ctest --test-dir "$BUILD" --output-on-failure --parallel 2
+cmake --build "$BUILD" --parallel 2 "${TARGETS[@]}"
+ctest --test-dir "$BUILD" --output-on-failure --parallel 2 "${FILTER[@]}"

@@ -52,6 +52,30 @@ void* operator new(std::size_t n) { return counted_alloc(n, 0); }
 void* operator new[](std::size_t n) { return counted_alloc(n, 0); }
 void* operator new(std::size_t n, std::align_val_t a) { return counted_alloc(n, static_cast<std::size_t>(a)); }
 void* operator new[](std::size_t n, std::align_val_t a) { return counted_alloc(n, static_cast<std::size_t>(a)); }
+// The nothrow forms too: sanitizer runtimes replace them separately, and their blocks come back
+// through the plain operator delete.
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+    try {
+        return counted_alloc(n, 0);
+    } catch (...) {
+        return nullptr;
+    }
+}
+void* operator new[](std::size_t n, const std::nothrow_t& t) noexcept { return operator new(n, t); }
+void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+    try {
+        return counted_alloc(n, static_cast<std::size_t>(a));
+    } catch (...) {
+        return nullptr;
+    }
+}
+void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t& t) noexcept {
+    return operator new(n, a, t);
+}
+void operator delete(void* p, const std::nothrow_t&) noexcept { counted_free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { counted_free(p); }
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { counted_free(p); }
+void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { counted_free(p); }
 void operator delete(void* p) noexcept { counted_free(p); }
 void operator delete[](void* p) noexcept { counted_free(p); }
 void operator delete(void* p, std::size_t) noexcept { counted_free(p); }
@@ -143,6 +167,9 @@ TEST(Crowd, EveryThreadCountGivesBitIdenticalPoses) {
 }
 
 TEST(Crowd, StepDoesNotAllocateOnceMotionsAreLoaded) {
+#if defined(__SANITIZE_THREAD__)
+    GTEST_SKIP() << "ThreadSanitizer build: World::step forks std::threads there (see world.cpp)";
+#endif
     for (int threads : {1, 2}) {
         WorldOptions o;
         o.threads = threads;
