@@ -62,11 +62,14 @@ Result<AtomicFileWriter> AtomicFileWriter::open(const std::string& path) {
     if (path.empty()) return Error{"cannot write a file with an empty name"};
     fs::path target(path);
     std::error_code ec;
-    // Through a symbolic link, replace the file it names (as a plain open() writes through it),
-    // not the link.
-    if (fs::is_symlink(target, ec)) {
-        const fs::path resolved = fs::weakly_canonical(target, ec);
-        if (!ec) target = resolved;
+    // Through symbolic links, write the file they name, not the link, as a plain
+    // open(O_CREAT) does: that replaces an existing file and creates a dangling link's target.
+    // A relative link is relative to the link's folder; Linux follows at most 40 links.
+    for (int links = 0; fs::is_symlink(target, ec); ++links) {
+        if (links == 40) return Error{fmt::format("{}: {}", path, errno_text(ELOOP))};
+        const fs::path to = fs::read_symlink(target, ec);
+        if (ec) return Error{fmt::format("{}: cannot read the symbolic link: {}", path, ec.message())};
+        target = to.is_absolute() ? to : target.parent_path() / to;
     }
     struct stat old {};
     const bool replacing = ::stat(target.c_str(), &old) == 0;

@@ -117,6 +117,55 @@ TEST(WriteFileAtomic, WritesThroughASymbolicLink) {
     EXPECT_EQ(read_text(real), "new");
 }
 
+// open(O_CREAT) through a dangling link creates the file it names; so does the atomic write,
+// instead of replacing the link with a regular file.
+TEST(WriteFileAtomic, WritesThroughADanglingSymbolicLink) {
+    ScratchDir dir("dangling");
+    fs::create_directories(dir.path / "sub");
+    const fs::path link = dir.path / "link.anim", real = dir.path / "sub" / "real.anim";
+    fs::create_symlink(fs::path("sub") / "real.anim", link);  // relative to the link's folder
+    UmaskScope u(022);
+    ASSERT_TRUE(write_file_atomic(link.string(), bytes("new")).ok());
+    EXPECT_TRUE(fs::is_symlink(link));
+    EXPECT_EQ(fs::read_symlink(link), fs::path("sub") / "real.anim");
+    EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(real)));
+    EXPECT_EQ(read_text(real), "new");
+    EXPECT_EQ(mode_of(real), 0644u);
+    EXPECT_EQ(entries(dir.path), 2u);
+    EXPECT_EQ(entries(dir.path / "sub"), 1u) << "no temporary file is left";
+
+    // An absolute link through another link, and a streamed write.
+    const fs::path hop = dir.path / "hop.csv", far = dir.path / "sub" / "far.csv";
+    fs::create_symlink(far, dir.path / "far_link.csv");
+    fs::create_symlink("far_link.csv", hop);
+    auto w = AtomicFileWriter::open(hop.string());
+    ASSERT_TRUE(w.ok()) << w.error().message;
+    EXPECT_EQ(fs::path(w->temporary_path()).parent_path(), dir.path / "sub");
+    ASSERT_TRUE(w->write(std::string_view("a,b\n")).ok());
+    ASSERT_TRUE(w->commit().ok());
+    EXPECT_EQ(read_text(far), "a,b\n");
+    EXPECT_TRUE(fs::is_symlink(hop));
+
+    // A dangling link into a missing folder fails like open(O_CREAT) (ENOENT) and stays a link;
+    // a loop of links fails with ELOOP.
+    const fs::path nowhere = dir.path / "nowhere.anim";
+    fs::create_symlink(fs::path("missing") / "x.anim", nowhere);
+    auto missing = write_file_atomic(nowhere.string(), bytes("x"));
+    ASSERT_FALSE(missing.ok());
+    EXPECT_NE(missing.error().message.find(nowhere.string() + ": cannot create a file in"), std::string::npos)
+        << missing.error().message;
+    EXPECT_NE(missing.error().message.find("No such file or directory"), std::string::npos) << missing.error().message;
+    EXPECT_TRUE(fs::is_symlink(nowhere));
+    fs::create_symlink("loop_b", dir.path / "loop_a");
+    fs::create_symlink("loop_a", dir.path / "loop_b");
+    auto loop = write_file_atomic((dir.path / "loop_a").string(), bytes("x"));
+    ASSERT_FALSE(loop.ok());
+    EXPECT_NE(loop.error().message.find("Too many levels of symbolic links"), std::string::npos) << loop.error().message;
+    EXPECT_TRUE(fs::is_symlink(dir.path / "loop_a"));
+    EXPECT_EQ(entries(dir.path), 7u);  // link, sub, hop, far_link, nowhere, loop_a, loop_b
+    EXPECT_EQ(entries(dir.path / "sub"), 2u);
+}
+
 TEST(WriteFileAtomic, ReadOnlyFolderFailsCleanly) {
     ScratchDir dir("readonly");
     if (!dir.mount_tmpfs("size=64k", MS_RDONLY))

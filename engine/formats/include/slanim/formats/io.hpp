@@ -27,8 +27,10 @@ Result<std::vector<std::uint8_t>> read_file_bytes(const std::string& path);
 /// Permissions: a new file gets the mode `open(path, O_CREAT, 0666)` would give it (the umask
 /// and any default ACL apply); a replaced file keeps its mode bits, and its owner and group where
 /// the process may set them (else the group alone, else neither). A symbolic link is written
-/// through: the file it names is replaced. Errors (folder missing or read-only, disk full, ...)
-/// name `path` and the cause; the temporary file is removed and the old file is left intact.
+/// through like open(O_CREAT) writes through it: the file it names is replaced, or, for a
+/// dangling link, created (the temporary file is made in that file's folder, the link stays).
+/// Errors (folder missing or read-only, disk full, a loop of links, ...) name `path` and the
+/// cause; the temporary file is removed and the old file is left intact.
 Result<bool> write_file_atomic(const std::string& path, std::span<const std::uint8_t> bytes);
 
 /// write_file_atomic in pieces, for output too large to hold in memory: open() creates the
