@@ -3,8 +3,9 @@
 // LEAP input path (LLSD notation parse + conversion into a PuppetryFrame).
 //
 // The event: 40 joints (spine, head, both arms and all fingers) with a parent-frame rotation and
-// position each, as a full upper-body puppetry frame. Viewer layout: 15-byte records, 3 blocks
-// of ≤ 255 bytes; documented layout: 27-byte records, 5 blocks.
+// position each, as a full upper-body puppetry frame. Viewer layout: 15-byte records, 4 blocks
+// of ≤ 210 bytes (a viewer receives at most 200 payload bytes); documented layout: 27-byte
+// records, 6 blocks.
 #include <benchmark/benchmark.h>
 
 #include <cmath>

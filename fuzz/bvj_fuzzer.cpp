@@ -11,8 +11,9 @@
 //    Frame Time > 0, frames = Frames × channels, all finite; KEYFRAMES: AT ≥ 0 strictly
 //    increasing, values per joint = its channel count, joints sorted and unique per keyframe;
 //  * parse_bvj(write_bvj(m)) == m and write_bvj is idempotent;
-//  * bvj_to_bvh and import_bvj return a value or an Error, and an imported motion has finite
-//    keys sorted by time within [0, duration].
+//  * bvj_to_bvh and import_bvj return a value or an Error; a sampled KEYFRAMES motion has at
+//    most 602 frames at 10 fps (kBvjMaxSampledSeconds); an imported motion has finite keys
+//    sorted by time within [0, duration].
 //
 // Run:   slanim_fuzz_bvj -max_total_time=60 NEW_CORPUS_DIR SEED_DIR...
 // Seeds: `slanim_fuzz_bvj -write_seeds=DIR` writes both forms, parameters, nulls, END sites,
@@ -119,9 +120,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
     SLANIM_FUZZ_CHECK(write_bvj(*again) == text, data);
 
     static const auto skeleton = Skeleton::default_skeleton();
-    // Bounded work per input: sampling a long KEYFRAMES span is what bvj_to_bvh is for, but
-    // the fuzzer keeps it small.
-    if (parsed->form == BvjForm::Motion || parsed->keyframes.back().at < 100.f) (void)bvj_to_bvh(*parsed, *skeleton, 10.f);
+    // Bounded work per input: bvj_to_bvh samples at most kBvjMaxSampledSeconds of keyframes.
+    auto bvh = bvj_to_bvh(*parsed, *skeleton, 10.f);
+    if (bvh && parsed->form == BvjForm::Keyframes)
+        SLANIM_FUZZ_CHECK(bvh->num_frames <= static_cast<int>(kBvjMaxSampledSeconds * 10.f) + 2, data);
     auto imported = import_bvj(*parsed, *skeleton);
     if (imported) {
         const Motion& m = imported->motion;

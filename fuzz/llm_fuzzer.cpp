@@ -13,8 +13,10 @@
 //  * parse_llm(write_llm(m)) == m and write_llm is idempotent.
 //
 // Run:   slanim_fuzz_llm -max_total_time=60 NEW_CORPUS_DIR SEED_DIR...
-// (scripts/fuzz.sh copies ../shared/sl-character/*.llm into the first folder.) Synthetic
-// seeds (a small base mesh with every section, an LOD, a file without remap table):
+// (scripts/fuzz.sh passes a scratch copy of fuzz/corpus/llm/, when present, as the first,
+// writable folder and copies ../shared/sl-character/*.llm into a separate seed folder after
+// it.) Synthetic seeds (a small base mesh with every section, an LOD, a file without remap
+// table):
 // `slanim_fuzz_llm -write_seeds=DIR`.
 #include <cmath>
 #include <cstdint>

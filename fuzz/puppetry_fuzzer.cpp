@@ -7,10 +7,10 @@
 //  * no crash, no sanitizer finding, no read past the block, whatever the bytes;
 //  * a rejected block has a byte offset within it (0 … size) and leaves the output untouched;
 //  * a decoded block holds at most (size − 10) / 3 joint records in events whose headers and
-//    payloads exactly tile the block;
+//    payloads exactly tile the block, each payload at most 200 bytes (what a viewer receives);
 //  * every decoded event re-encodes (any event_size ≥ 31 for the viewer layout, whose largest
-//    record is 21 bytes; ≥ 37 for the documented one, 27 bytes) into blocks no larger than event_size
-//    that decode, glued back in order, to puppetry_quantized(event);
+//    record is 21 bytes; ≥ 37 for the documented one, 27 bytes) into blocks no larger than
+//    event_size and 210 bytes that decode, glued back in order, to puppetry_quantized(event);
 //
 // Run:   slanim_fuzz_puppetry -max_total_time=60 NEW_CORPUS_DIR SEED_DIR...
 // Seeds (`slanim_fuzz_puppetry -write_seeds=DIR`): blocks of both layouts, split events,
@@ -78,9 +78,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
     std::size_t joints = 0, tiled = 0;
     for (std::size_t e = 1; e < out.size(); ++e) {
         joints += out[e].joints.size();
+        std::size_t payload = 0;
         for (const PuppetryJointEvent& j : out[e].joints)
-            tiled += puppetry_record_size(j.flags, layout);
-        tiled += kPuppetryHeaderBytes;
+            payload += puppetry_record_size(j.flags, layout);
+        SLANIM_FUZZ_CHECK(payload <= kPuppetryMaxPayloadBytes, size);
+        tiled += kPuppetryHeaderBytes + payload;
     }
     SLANIM_FUZZ_CHECK(tiled == block.size(), size);
     SLANIM_FUZZ_CHECK(joints * 3 <= block.size() - kPuppetryHeaderBytes, size);
@@ -95,7 +97,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
         const auto n = enc.encode(ev, blocks);
         SLANIM_FUZZ_CHECK(n.ok() && *n == blocks.size(), size);
         for (std::size_t b = 0; b < blocks.size(); ++b)
-            SLANIM_FUZZ_CHECK(blocks[b].size() <= static_cast<std::size_t>(event_size), size);
+            SLANIM_FUZZ_CHECK(blocks[b].size() <= static_cast<std::size_t>(event_size) &&
+                                  blocks[b].size() <= kPuppetryMaxEventBlockBytes,
+                              size);
         const std::vector<PuppetryEvent> parts = decode_all(blocks, layout, size);
         PuppetryEvent glued{ev.timestamp_ms, {}};
         for (const PuppetryEvent& p : parts) {

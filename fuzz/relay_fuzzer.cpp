@@ -14,11 +14,12 @@
 //  * no crash, no sanitizer finding, whatever the bytes;
 //  * every HTTP answer has a status in {200, 400, 404, 405, 503} and an LLSD XML body that
 //    parses into a map; a 200 capability answer has all seven fields, at most 3 subscriptions
-//    and 3 mutes, event_size in [30, 255], a finite range in [0, 4096]; an error answer has
+//    and 3 mutes, event_size in [30, 210], a finite range in [0, 4096]; an error answer has
 //    an `error` string;
-//  * bounded state: agents ≤ 4; held blocks ≤ 5 per agent and held bytes ≤ 255 per held block;
+//  * bounded state: agents ≤ 4; held blocks ≤ 5 per agent and held bytes ≤ 210 per held block;
 //  * every datagram a tick sends is a valid kind-1 datagram of at most 1200 bytes whose blocks
-//    the viewer-layout decoder accepts (at most 255 bytes each);
+//    the viewer-layout decoder accepts (at most 210 bytes each, so no event payload exceeds
+//    the 200 bytes a viewer can receive);
 //  * the counters add up: every received datagram is malformed, a position report or a blocks
 //    datagram (or refused), and the queues are empty after a tick.
 //
@@ -93,7 +94,7 @@ void check_answer(const RelayHttpResponse& r, bool capability, std::size_t size)
     }
     const Llsd* es = body->find("event_size");
     SLANIM_FUZZ_CHECK(es != nullptr && es->is_integer(), size);
-    SLANIM_FUZZ_CHECK(es->as_integer() >= 30 && es->as_integer() <= 255, size);
+    SLANIM_FUZZ_CHECK(es->as_integer() >= 30 && es->as_integer() <= kRelayMaxEventSize, size);
     const Llsd* range = body->find("range");
     SLANIM_FUZZ_CHECK(range != nullptr && range->to_number(), size);
     const double rv = *range->to_number();
@@ -108,7 +109,7 @@ void check_bounds(const PuppetryRelay& relay, std::size_t size) {
     const RelayCounters& c = relay.counters();
     SLANIM_FUZZ_CHECK(c.agents <= kAgents, size);
     SLANIM_FUZZ_CHECK(c.blocks_held <= c.agents * kRelayBlocksPerSenderPerTick, size);
-    SLANIM_FUZZ_CHECK(c.bytes_held <= c.blocks_held * 255, size);
+    SLANIM_FUZZ_CHECK(c.bytes_held <= c.blocks_held * kPuppetryMaxEventBlockBytes, size);
 }
 
 }  // namespace
@@ -153,7 +154,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
                     std::vector<PuppetryEvent> events;
                     for (const auto block : d->blocks) {
                         // Cut to the sender's event_size on arrival (a later POST may lower it).
-                        SLANIM_FUZZ_CHECK(block.size() <= kPuppetryMaxBlockBytes, size);
+                        SLANIM_FUZZ_CHECK(block.size() <= kPuppetryMaxEventBlockBytes, size);
                         SLANIM_FUZZ_CHECK(decode_puppetry_block(block, PuppetryLayout::Viewer, events).ok(), size);
                     }
                 });

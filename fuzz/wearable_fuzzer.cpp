@@ -16,8 +16,10 @@
 //    that name earlier meshes, attachment points sorted by id.
 //
 // Run:   slanim_fuzz_wearable -max_total_time=60 NEW_CORPUS_DIR SEED_DIR...
-// (scripts/fuzz.sh copies ../shared/wearables/*.dat into the first folder.) Synthetic seeds
-// (CRLF, blank lines, legacy keywords, a small avatar definition):
+// (scripts/fuzz.sh passes a scratch copy of fuzz/corpus/wearable/, when present, as the first,
+// writable folder and copies every ../shared/**/*wearables/*.dat and avatar_lad.xml into a
+// separate seed folder after it.) Synthetic seeds (CRLF, blank lines, legacy keywords, a small
+// avatar definition):
 // `slanim_fuzz_wearable -write_seeds=DIR`.
 #include <cmath>
 #include <cstdint>

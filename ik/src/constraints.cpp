@@ -16,18 +16,19 @@ constexpr float kMaxPixelAreaConstraints = 80000.f;  // MAX_PIXEL_AREA_CONSTRAIN
 constexpr float kMinPixelAreaConstraints = 1000.f;   // MIN_PIXEL_AREA_CONSTRAINTS
 constexpr int kMaxIterations = 20;                   // MAX_ITERATIONS
 constexpr int kMinIterations = 1;                    // MIN_ITERATIONS
-constexpr int kMaxDepth = 64;
 
 struct Xform {
     Vec3 pos;
     Quat rot;
 };
 
-/// World (root-frame) transform of `joint` from a local pose, with LocalToModelJob's rules.
+/// World (root-frame) transform of `joint` from a local pose, with LocalToModelJob's rules, at
+/// any depth: Skeleton::build keeps every parent before its child and at most
+/// kMaxAnimatedJoints joints, so the walk to the root ends and the path fits.
 Xform world_of(const Skeleton& s, const LocalPoseView& pose, int joint) {
-    std::array<int, kMaxDepth> path{};
+    std::array<int, kMaxAnimatedJoints> path;  // filled below up to `depth`
     int depth = 0;
-    for (int j = joint; j >= 0 && depth < kMaxDepth; j = s.parent(j)) path[depth++] = j;
+    for (int j = joint; j >= 0; j = s.parent(j)) path[static_cast<std::size_t>(depth++)] = j;
     Xform x{{}, Quat::identity()};
     Vec3 parent_scale{1.f, 1.f, 1.f};
     for (int i = depth - 1; i >= 0; --i) {

@@ -116,11 +116,13 @@ bool build_chain(const Skeleton& sk, const char* end, const char* root, Chain& c
     return false;
 }
 
-/// World (avatar-root frame) transform of `joint` from a local pose, by walking its ancestors.
+/// World (avatar-root frame) transform of `joint` from a local pose, by walking all its
+/// ancestors: Skeleton::build keeps every parent before its child and at most
+/// kMaxAnimatedJoints joints, so the walk ends and the path fits.
 void world_of(const Skeleton& sk, const LocalPose& pose, int joint, Vec3& pos, Quat& rot) {
-    std::array<int, 64> path{};
+    std::array<int, kMaxAnimatedJoints> path;  // filled below up to `n`
     int n = 0;
-    for (int j = joint; j >= 0 && n < 64; j = sk.parent(j)) path[n++] = j;
+    for (int j = joint; j >= 0; j = sk.parent(j)) path[static_cast<std::size_t>(n++)] = j;
     pos = {};
     rot = Quat::identity();
     Vec3 parent_scale{1.f, 1.f, 1.f};

@@ -369,5 +369,75 @@ TEST(ConstraintSettings, EachAvatarIsSolvedWithItsOwnSolver) {
     EXPECT_NE(w.local_pose(ccd).rotations[elbow], w.local_pose(viewer).rotations[elbow]);
 }
 
+// Constraint geometry on a custom skeleton as deep as Skeleton::build allows (216 joints: a
+// chain of 214 bones and two volumes). The world transforms of the source and target volumes
+// used to stop after 64 ancestors, which put the target 1.37 m too low here.
+TEST(ConstraintDeepSkeleton, VolumesBelowAnyDepthAreWhereLocalToModelPutsThem) {
+    constexpr int kBones = kMaxAnimatedJoints - 2;
+    constexpr float kStep = 0.01f;  // each bone 1 cm above its parent
+    SkeletonDesc d;
+    for (int i = 0; i < kBones; ++i) {
+        JointDesc b;
+        b.name = i == 0 ? "mPelvis" : "mBone" + std::to_string(i);
+        b.parent = i == 0 ? "" : (i == 1 ? "mPelvis" : "mBone" + std::to_string(i - 1));
+        b.position = {0.f, 0.f, kStep};
+        d.bones.push_back(b);
+    }
+    const auto volume = [](const char* name, const std::string& parent, Vec3 position) {
+        JointDesc v;
+        v.kind = JointKind::CollisionVolume;
+        v.name = name;
+        v.parent = parent;
+        v.position = position;
+        return v;
+    };
+    const std::string tip = "mBone" + std::to_string(kBones - 1);  // depth 213
+    d.volumes.push_back(volume("SRC", tip, {}));
+    d.volumes.push_back(volume("TGT", "mBone200", {0.01f, 0.f, 0.12f}));  // 1.4 cm from SRC
+    auto built = Skeleton::build(d);
+    ASSERT_TRUE(built) << built.error().describe();
+    const std::shared_ptr<const Skeleton> deep = *built;
+    ASSERT_EQ(deep->num_joints(), kMaxAnimatedJoints);
+
+    Motion m;
+    for (int i = kBones - 3; i < kBones; ++i) {  // the chain J[0..2]: the tip bone and two parents
+        MotionJoint j;
+        j.name = "mBone" + std::to_string(i);
+        j.joint = deep->find(j.name);
+        j.rot_keys.push_back({0.f, Quat::identity()});
+        m.joints.push_back(j);
+    }
+    m.duration = 2.f;
+    m.base_priority = 3;
+    MotionConstraint c;
+    c.chain_length = 2;
+    c.source_volume = "SRC";
+    c.target_volume = "TGT";
+    c.ease_out_start = c.ease_out_stop = 10.f;
+    m.constraints = {c};
+
+    World world;
+    const Entity avatar = world.create_avatar(deep);
+    const auto clip = MotionClip::build(m, *deep, "deep");
+    ASSERT_EQ(ik::resolve_constraints(*clip, *deep).constraints.size(), 1u);
+    world.controller(avatar).start(clip);
+    for (int f = 0; f < 10; ++f) world.step(f ? 1.f / 30.f : 0.f);
+    const ik::ConstraintReport& rep = world.controller(avatar).active()[0]->constraint_reports[0];
+    ASSERT_EQ(rep.outcome, ik::ConstraintOutcome::Applied);
+    // TGT hangs from mBone200 (depth 200), which the chain does not move: its point is the model
+    // pose's, 200 bones up plus its own offset.
+    const int tgt = deep->find("TGT");
+    const Vec3 model = world.model_pose(avatar).positions[tgt];
+    EXPECT_NEAR(model.z, 200 * kStep + 0.12f, 1e-4f);
+    EXPECT_NEAR(rep.target.x, model.x, 1e-5f);
+    EXPECT_NEAR(rep.target.y, model.y, 1e-5f);
+    EXPECT_NEAR(rep.target.z, model.z, 1e-4f);
+    // The source starts at the tip, 214 bones up, and the solver pulls it onto the target.
+    EXPECT_NEAR(rep.error_before, length(Vec3{0.01f, 0.f, 0.01f}), 2e-3f);
+    EXPECT_LT(rep.error_after, 0.001f);
+    const Vec3 src = world.model_pose(avatar).positions[deep->find("SRC")];
+    EXPECT_NEAR(length(src - model), rep.error_after, 1e-4f);
+}
+
 }  // namespace
 }  // namespace slanim

@@ -39,8 +39,9 @@ struct Fixture {
     std::shared_ptr<PuppetryRuntime> rt;
     double clock = 0.0;
 
-    explicit Fixture(PuppetryTiming timing = {}) {
-        avatar = world.create_avatar(Skeleton::default_skeleton());
+    explicit Fixture(PuppetryTiming timing = {},
+                     std::shared_ptr<const Skeleton> skeleton = Skeleton::default_skeleton()) {
+        avatar = world.create_avatar(std::move(skeleton));
         rt = PuppetryRuntime::install(world, timing);
         rt->set_clock([this] { return clock; });
         EXPECT_TRUE(rt->attach(world, avatar));
@@ -402,6 +403,61 @@ TEST(PuppetryStream, WristPositionTargetIsSolvedOnTheArmChain) {
     f.rt->receive_event(f.avatar, 600, {&finger, 1});
     f.step_to(now + 0.2);
     EXPECT_GT(f.pb().stats().targets_unsupported, 0u);
+}
+
+// The same target on a custom skeleton whose arm chain sits 80 bones deeper (the default bones
+// with 80 spine bones of 1 cm between mSpine2 and mTorso; attachment points and volumes are left
+// out to stay within 216 joints). The chain root's world transform used to stop after 64
+// ancestors: the arm was solved 19 cm too low.
+TEST(PuppetryStream, TargetsAreSolvedOnAChainAtAnyDepth) {
+    constexpr int kFillers = 80;
+    SkeletonDesc d;
+    for (const JointDesc& b : default_skeleton_desc().bones) {
+        if (b.name == "mTorso") {
+            for (int i = 0; i < kFillers; ++i) {
+                JointDesc f;
+                f.name = "mDeep" + std::to_string(i);
+                f.parent = i == 0 ? "mSpine2" : "mDeep" + std::to_string(i - 1);
+                f.position = {0.f, 0.f, 0.01f};
+                d.bones.push_back(f);
+            }
+            d.bones.push_back(b);
+            d.bones.back().parent = "mDeep" + std::to_string(kFillers - 1);
+        } else {
+            d.bones.push_back(b);
+        }
+    }
+    auto deep = Skeleton::build(d);
+    ASSERT_TRUE(deep) << deep.error().describe();
+    PuppetryTiming t;
+    t.ease_in_s = 0.f;
+    Fixture f(t, *deep);
+    f.step_to(0.0);
+    const Skeleton& sk = **deep;
+    const int wrist = sk.find("mWristLeft");
+    int depth = 0;
+    for (int j = sk.find("mCollarLeft"); j >= 0; j = sk.parent(j)) ++depth;
+    ASSERT_GT(depth, 64);
+    const float span = f.pb().arm_span();
+    ASSERT_GT(span, 1.f);
+    // The reachable target of WristPositionTargetIsSolvedOnTheArmChain, raised with the arm.
+    const Vec3 goal = Vec3{0.35f, 0.25f, 0.5f} * (0.5f * span) + Vec3{0.f, 0.f, kFillers * 0.01f};
+    PuppetryJointSample s;
+    s.joint = wrist;
+    s.flags = kPuppetTargetPos;
+    s.position = goal * (1.f / (0.5f * span));
+    const float before = length(f.world.model_pose(f.avatar).positions[static_cast<std::size_t>(wrist)] - goal);
+    double now = 0.0;
+    for (int k = 0; k < 10; ++k) {
+        f.clock = now;
+        f.rt->receive_event(f.avatar, k * 50, {&s, 1});
+        now += 0.05;
+        f.step_to(now);
+    }
+    const float after = length(f.world.model_pose(f.avatar).positions[static_cast<std::size_t>(wrist)] - goal);
+    EXPECT_GT(f.pb().stats().targets_solved, 0u);
+    EXPECT_LT(after, 0.5f * before);
+    EXPECT_LT(after, 0.05f);
 }
 
 TEST(PuppetryStream, DestroyedAvatarsAreForgotten) {

@@ -4,13 +4,16 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -178,6 +181,38 @@ int cmd_convert(Context& c, const std::string& in, const std::string& out, bool 
     return 0;
 }
 
+/// While alive, SIGINT and SIGTERM (unless ignored) only set a flag that received() returns
+/// (0: none), so a long run can stop between frames and clean up; the destructor restores the
+/// old handlers.
+class InterruptGuard {
+public:
+    InterruptGuard() {
+        signal_ = 0;
+        catch_signal(SIGINT, old_[0]);
+        catch_signal(SIGTERM, old_[1]);
+    }
+    ~InterruptGuard() {
+        ::sigaction(SIGINT, &old_[0], nullptr);
+        ::sigaction(SIGTERM, &old_[1], nullptr);
+    }
+    InterruptGuard(const InterruptGuard&) = delete;
+    InterruptGuard& operator=(const InterruptGuard&) = delete;
+    static int received() { return signal_; }
+
+private:
+    static void on_signal(int sig) { signal_ = sig; }
+    static void catch_signal(int sig, struct sigaction& old) {
+        ::sigaction(sig, nullptr, &old);
+        if (old.sa_handler == SIG_IGN) return;  // e.g. SIGINT of a background job stays ignored
+        struct sigaction sa {};
+        sa.sa_handler = &InterruptGuard::on_signal;
+        sigemptyset(&sa.sa_mask);
+        ::sigaction(sig, &sa, nullptr);
+    }
+    static inline volatile std::sig_atomic_t signal_ = 0;
+    struct sigaction old_[2] {};
+};
+
 struct PlayOptions {
     std::vector<std::string> files;
     std::string character;
@@ -327,12 +362,45 @@ int cmd_play(Context& c, const PlayOptions& o) {
     const float dt = static_cast<float>(1.0 / o.fps);
     const Skeleton& sk = **skel;
 
-    std::ostringstream buffer;
-    std::ostream& os = o.output.empty() ? c.out : static_cast<std::ostream&>(buffer);
-    if (o.format == "csv") os << "frame,time,joint,px,py,pz,qx,qy,qz,qw\n";
+    // -o FILE: the frames stream into the temporary file of an atomic write, so memory stays
+    // flat however long the run; FILE is replaced only once every frame is written. An error,
+    // or SIGINT/SIGTERM, leaves the old FILE (or none) and removes the temporary file.
+    std::optional<AtomicFileWriter> file;
+    std::optional<InterruptGuard> interrupt;
+    if (!o.output.empty()) {
+        auto w = AtomicFileWriter::open(o.output);
+        if (!w) {
+            c.err << "slanim play: " << w.error().message << "\n";
+            return 1;
+        }
+        file.emplace(std::move(*w));
+        interrupt.emplace();
+    }
+    std::string text;  // the lines of one frame
+    const auto emit = [&]() -> bool {
+        if (!file) {
+            c.out << text;
+            text.clear();
+            return true;
+        }
+        auto w = file->write(text);
+        text.clear();
+        if (!w) c.err << "slanim play: " << w.error().message << "\n";
+        return w.ok();
+    };
+    auto out = std::back_inserter(text);
+    if (o.format == "csv") text = "frame,time,joint,px,py,pz,qx,qy,qz,qw\n";
     bool stopped = false;
     const auto wall_start = std::chrono::steady_clock::now();
     for (long long f = 0; f < frames; ++f) {
+        if (const int sig = InterruptGuard::received()) {
+            file.reset();  // removes the temporary file
+            interrupt.reset();
+            c.err << "slanim play: interrupted by signal " << sig << " at frame " << f << "; " << o.output
+                  << " is not written\n";
+            std::raise(sig);  // the default action now: end as the signal would have
+            return 128 + sig;
+        }
         const double t = static_cast<double>(f) / o.fps;
         if (live_puppetry) std::this_thread::sleep_until(wall_start + std::chrono::duration<double>(t));
         world.step(f == 0 ? 0.f : dt);
@@ -362,19 +430,20 @@ int cmd_play(Context& c, const PlayOptions& o) {
             for (int j = 0; j < sk.num_bones(); ++j) {
                 const Vec3 p = mp.positions[j];
                 const Quat q = mp.rotations[j];
-                os << fmt::format("{},{},{},{},{},{},{},{},{},{}\n", f, t, sk.name(j), p.x, p.y, p.z,
-                                  q.x, q.y, q.z, q.w);
+                fmt::format_to(out, "{},{},{},{},{},{},{},{},{},{}\n", f, t, sk.name(j), p.x, p.y, p.z, q.x, q.y,
+                               q.z, q.w);
             }
         } else {
-            os << fmt::format("{{\"frame\":{},\"time\":{},\"joints\":{{", f, t);
+            fmt::format_to(out, "{{\"frame\":{},\"time\":{},\"joints\":{{", f, t);
             for (int j = 0; j < sk.num_bones(); ++j) {
                 const Vec3 p = mp.positions[j];
                 const Quat q = mp.rotations[j];
-                os << fmt::format("{}\"{}\":{{\"p\":[{},{},{}],\"q\":[{},{},{},{}]}}", j ? "," : "",
-                                  sk.name(j), p.x, p.y, p.z, q.x, q.y, q.z, q.w);
+                fmt::format_to(out, "{}\"{}\":{{\"p\":[{},{},{}],\"q\":[{},{},{},{}]}}", j ? "," : "",
+                               sk.name(j), p.x, p.y, p.z, q.x, q.y, q.z, q.w);
             }
-            os << "}}\n";
+            text += "}}\n";
         }
+        if (!emit()) return 1;
     }
     if (snapshot) {
         c.err << fmt::format("slanim play: --mesh-out: {} frame{} written ({} meshes, {} vertices, {} triangles "
@@ -388,10 +457,8 @@ int cmd_play(Context& c, const PlayOptions& o) {
         c.err << fmt::format("slanim play: puppetry {}: {}{}{}\n", source->describe(), puppetry->report(avatar),
                              extra.empty() ? "" : "; ", extra);
     }
-    if (!o.output.empty()) {
-        const std::string s = std::move(buffer).str();
-        auto w = write_file_atomic(o.output, {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()});
-        if (!w) {
+    if (file) {
+        if (auto w = file->commit(); !w) {
             c.err << "slanim play: " << w.error().message << "\n";
             return 1;
         }

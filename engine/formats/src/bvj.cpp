@@ -678,6 +678,14 @@ Result<BvhMotion> bvj_to_bvh(const BvjMotion& m, const Skeleton& skeleton, float
     if (!(fps > 0.f && fps <= 1000.f)) return Error{fmt::format("fps {} is outside (0, 1000]", fps)};
     if (m.keyframes.empty()) return Error{"the BVJ has no keyframes"};
     const double last = m.keyframes.back().at;
+    // Without this bound one AT value of a file of a few hundred bytes could ask for 10^8
+    // floats (400 MB); now the frames are at most 60 × fps + 2 and the values follow the
+    // file's channels.
+    if (!(last <= kBvjMaxSampledSeconds))
+        return Error{fmt::format("$.KEYFRAMES[{}].AT: the last keyframe is at {} s; expected at most {} s, the "
+                                 "longest SL animation (sampling stops there: at most {:.0f} frames at {} fps)",
+                                 m.keyframes.size() - 1, last, kBvjMaxSampledSeconds,
+                                 std::round(kBvjMaxSampledSeconds * static_cast<double>(fps)) + 2, fps)};
     const double intervals = std::max(1.0, std::round(last * fps));
     const std::size_t n = b.total_channels();
     if (intervals + 2 > kBvhMaxFrames || (intervals + 2) * static_cast<double>(n) > static_cast<double>(kBvhMaxValues))

@@ -189,6 +189,10 @@ private:
         const std::uint16_t count = get_u16(h + 4);
         const auto payload = static_cast<std::int32_t>(get_u32(h + 6));
         if (payload < 0) return fail(start + 6, fmt::format("negative payload length {}", payload));
+        if (static_cast<std::size_t>(payload) > kPuppetryMaxPayloadBytes)
+            return fail(start + 6, fmt::format("payload length {} exceeds the {} bytes a viewer can receive "
+                                               "(PUPPET_MAX_EVENT_BYTES: it would overflow the buffer)",
+                                               payload, kPuppetryMaxPayloadBytes));
         const std::size_t body = start + kPuppetryHeaderBytes;
         const std::size_t left = b_.size() - body;
         if (static_cast<std::size_t>(payload) > left)
@@ -351,8 +355,9 @@ Result<std::size_t> PuppetryEncoder::encode(std::span<const PuppetryEvent> event
     if (o_.event_size < kPuppetryMinEventSize)
         return Error{fmt::format("event_size {} is below the minimum of {}", o_.event_size,
                                  kPuppetryMinEventSize), -1, -1};
+    // One event per block: its payload stays within what a viewer receives.
     const std::size_t cap = std::min<std::size_t>(static_cast<std::size_t>(o_.event_size),
-                                                  kPuppetryMaxBlockBytes);
+                                                  kPuppetryMaxEventBlockBytes);
     const bool budget12 = o_.viewer_size_budget && o_.layout == PuppetryLayout::Viewer;
     const std::size_t old_bytes = out.bytes_.size();
     const std::size_t old_blocks = out.ends_.size();

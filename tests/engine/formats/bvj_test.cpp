@@ -133,6 +133,38 @@ TEST(Bvj, KeyframesInterpolateLinearlyPerChannelAndImportAtTheirTimes) {
     EXPECT_NEAR(bvh->value(0, 0, 1), 1.067f / 0.02540005f, 1e-3f);
 }
 
+// A KEYFRAMES file of a few hundred bytes used to sample as many frames as its last AT asked
+// for (up to 10^8 values, 400 MB); sampling now stops at an SL animation's 60 s.
+TEST(Bvj, SamplingKeyframesIsBoundedBy60Seconds) {
+    const auto keyframes = [](const std::string& last_at) {
+        return R"({"HIERARCHY":{"NAME":"hip","CHANNELS":["Xposition","Yposition","Zposition",)"
+               R"("Zrotation","Xrotation","Yrotation"]},"KEYFRAMES":[{"AT":0,"hip":[0,42,0,0,0,0]},)"
+               R"({"AT":)" + last_at + R"(,"hip":[0,42,5,0,90,0]}]})";
+    };
+    auto skel = Skeleton::default_skeleton();
+    auto at_limit = parse_bvj(keyframes("60"));
+    ASSERT_TRUE(at_limit) << at_limit.error().message;
+    auto bvh = bvj_to_bvh(*at_limit, *skel, 1000.f);
+    ASSERT_TRUE(bvh) << bvh.error().message;
+    EXPECT_EQ(bvh->num_frames, 60'002);  // reference frame + 60,000 intervals + 1
+    for (const char* last : {"60.01", "1000", "999999"}) {
+        const std::string text = keyframes(last);
+        EXPECT_LT(text.size(), 300u);
+        auto m = parse_bvj(text);
+        ASSERT_TRUE(m) << m.error().message;
+        auto r = bvj_to_bvh(*m, *skel, 30.f);
+        ASSERT_FALSE(r) << last << " s sampled to " << r->num_frames << " frames";
+        EXPECT_NE(r.error().message.find("$.KEYFRAMES[1].AT: the last keyframe is at "), std::string::npos)
+            << r.error().message;
+        EXPECT_NE(r.error().message.find("expected at most 60 s"), std::string::npos) << r.error().message;
+        EXPECT_NE(r.error().message.find("at most 1802 frames at 30 fps"), std::string::npos) << r.error().message;
+    }
+    // The MOTION form is not sampled: its frames are the file's own.
+    auto motion = parse_bvj(kProposalMotion);
+    ASSERT_TRUE(motion);
+    EXPECT_TRUE(bvj_to_bvh(*motion, *skel, 1000.f));
+}
+
 TEST(Bvj, ErrorsNameTheJsonPath) {
     const auto has = [](const std::string& msg, const std::string& part) {
         EXPECT_NE(msg.find(part), std::string::npos) << msg;

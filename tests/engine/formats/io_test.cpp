@@ -1,5 +1,6 @@
 // write_file_atomic: permissions like a plain open(O_CREAT, 0666), replaced files keep theirs,
 // failures (read-only folder, full disk) leave the old file intact and no temporary file behind.
+// AtomicFileWriter: the same in pieces, with the target untouched until commit().
 #include <gtest/gtest.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -116,6 +117,55 @@ TEST(WriteFileAtomic, WritesThroughASymbolicLink) {
     EXPECT_EQ(read_text(real), "new");
 }
 
+// open(O_CREAT) through a dangling link creates the file it names; so does the atomic write,
+// instead of replacing the link with a regular file.
+TEST(WriteFileAtomic, WritesThroughADanglingSymbolicLink) {
+    ScratchDir dir("dangling");
+    fs::create_directories(dir.path / "sub");
+    const fs::path link = dir.path / "link.anim", real = dir.path / "sub" / "real.anim";
+    fs::create_symlink(fs::path("sub") / "real.anim", link);  // relative to the link's folder
+    UmaskScope u(022);
+    ASSERT_TRUE(write_file_atomic(link.string(), bytes("new")).ok());
+    EXPECT_TRUE(fs::is_symlink(link));
+    EXPECT_EQ(fs::read_symlink(link), fs::path("sub") / "real.anim");
+    EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(real)));
+    EXPECT_EQ(read_text(real), "new");
+    EXPECT_EQ(mode_of(real), 0644u);
+    EXPECT_EQ(entries(dir.path), 2u);
+    EXPECT_EQ(entries(dir.path / "sub"), 1u) << "no temporary file is left";
+
+    // An absolute link through another link, and a streamed write.
+    const fs::path hop = dir.path / "hop.csv", far = dir.path / "sub" / "far.csv";
+    fs::create_symlink(far, dir.path / "far_link.csv");
+    fs::create_symlink("far_link.csv", hop);
+    auto w = AtomicFileWriter::open(hop.string());
+    ASSERT_TRUE(w.ok()) << w.error().message;
+    EXPECT_EQ(fs::path(w->temporary_path()).parent_path(), dir.path / "sub");
+    ASSERT_TRUE(w->write(std::string_view("a,b\n")).ok());
+    ASSERT_TRUE(w->commit().ok());
+    EXPECT_EQ(read_text(far), "a,b\n");
+    EXPECT_TRUE(fs::is_symlink(hop));
+
+    // A dangling link into a missing folder fails like open(O_CREAT) (ENOENT) and stays a link;
+    // a loop of links fails with ELOOP.
+    const fs::path nowhere = dir.path / "nowhere.anim";
+    fs::create_symlink(fs::path("missing") / "x.anim", nowhere);
+    auto missing = write_file_atomic(nowhere.string(), bytes("x"));
+    ASSERT_FALSE(missing.ok());
+    EXPECT_NE(missing.error().message.find(nowhere.string() + ": cannot create a file in"), std::string::npos)
+        << missing.error().message;
+    EXPECT_NE(missing.error().message.find("No such file or directory"), std::string::npos) << missing.error().message;
+    EXPECT_TRUE(fs::is_symlink(nowhere));
+    fs::create_symlink("loop_b", dir.path / "loop_a");
+    fs::create_symlink("loop_a", dir.path / "loop_b");
+    auto loop = write_file_atomic((dir.path / "loop_a").string(), bytes("x"));
+    ASSERT_FALSE(loop.ok());
+    EXPECT_NE(loop.error().message.find("Too many levels of symbolic links"), std::string::npos) << loop.error().message;
+    EXPECT_TRUE(fs::is_symlink(dir.path / "loop_a"));
+    EXPECT_EQ(entries(dir.path), 7u);  // link, sub, hop, far_link, nowhere, loop_a, loop_b
+    EXPECT_EQ(entries(dir.path / "sub"), 2u);
+}
+
 TEST(WriteFileAtomic, ReadOnlyFolderFailsCleanly) {
     ScratchDir dir("readonly");
     if (!dir.mount_tmpfs("size=64k", MS_RDONLY))
@@ -152,4 +202,93 @@ TEST(WriteFileAtomic, MissingFolderAndDirectoryTargetAreErrors) {
     ASSERT_FALSE(folder.ok());
     EXPECT_NE(folder.error().message.find("is a directory"), std::string::npos) << folder.error().message;
     EXPECT_FALSE(write_file_atomic("", bytes("x")).ok());
+}
+
+TEST(AtomicFileWriter, StreamsPiecesAndReplacesTheFileOnlyOnCommit) {
+    ScratchDir dir("stream");
+    const fs::path p = dir.path / "poses.csv";
+    ASSERT_TRUE(write_file_atomic(p.string(), bytes("old")).ok());
+    ASSERT_EQ(::chmod(p.c_str(), 0640), 0);
+    auto w = AtomicFileWriter::open(p.string());
+    ASSERT_TRUE(w.ok()) << w.error().message;
+    const std::string tmp = w->temporary_path();
+    EXPECT_EQ(fs::path(tmp).parent_path(), dir.path);
+    EXPECT_TRUE(fs::exists(tmp));
+    std::string expected;
+    for (int i = 0; i < 20000; ++i) {  // about 250 KB in small pieces: several buffer flushes
+        const std::string line = std::to_string(i) + ",mPelvis,0,0,0\n";
+        ASSERT_TRUE(w->write(line).ok());
+        expected += line;
+    }
+    const std::string big(3 * AtomicFileWriter::kBufferBytes + 7, 'x');  // larger than the buffer
+    ASSERT_TRUE(w->write(big).ok());
+    expected += big;
+    ASSERT_TRUE(w->write(std::string_view("end\n")).ok());
+    expected += "end\n";
+    EXPECT_EQ(read_text(p), "old") << "the target is untouched before commit()";
+    EXPECT_EQ(entries(dir.path), 2u);
+    ASSERT_TRUE(w->commit().ok());
+    EXPECT_EQ(read_text(p), expected);
+    EXPECT_EQ(mode_of(p), 0640u);
+    EXPECT_TRUE(w->temporary_path().empty());
+    EXPECT_EQ(entries(dir.path), 1u);
+    EXPECT_FALSE(w->write(std::string_view("more")).ok()) << "a committed writer takes no more bytes";
+}
+
+TEST(AtomicFileWriter, WithoutCommitTheOldFileStaysAndTheTemporaryIsRemoved) {
+    ScratchDir dir("discard");
+    const fs::path old_file = dir.path / "old.csv", new_file = dir.path / "new.csv";
+    ASSERT_TRUE(write_file_atomic(old_file.string(), bytes("old")).ok());
+    {
+        auto a = AtomicFileWriter::open(old_file.string());
+        auto b = AtomicFileWriter::open(new_file.string());
+        ASSERT_TRUE(a.ok() && b.ok());
+        ASSERT_TRUE(a->write(std::string(100000, 'a')).ok());
+        ASSERT_TRUE(b->write(std::string_view("b")).ok());
+        AtomicFileWriter moved = std::move(*b);  // the moved-to writer owns the temporary file
+        EXPECT_EQ(entries(dir.path), 3u);
+    }
+    EXPECT_EQ(read_text(old_file), "old");
+    EXPECT_FALSE(fs::exists(new_file));
+    EXPECT_EQ(entries(dir.path), 1u) << "both temporary files are removed";
+}
+
+TEST(AtomicFileWriter, OpenErrorsNameThePath) {
+    ScratchDir dir("open_errors");
+    auto missing = AtomicFileWriter::open((dir.path / "no/such/folder/x.csv").string());
+    ASSERT_FALSE(missing.ok());
+    EXPECT_NE(missing.error().message.find("no/such/folder/x.csv: cannot create a file in"), std::string::npos)
+        << missing.error().message;
+    auto folder = AtomicFileWriter::open(dir.path.string());
+    ASSERT_FALSE(folder.ok());
+    EXPECT_NE(folder.error().message.find("is a directory"), std::string::npos) << folder.error().message;
+    EXPECT_FALSE(AtomicFileWriter::open("").ok());
+    EXPECT_EQ(entries(dir.path), 0u);
+}
+
+TEST(AtomicFileWriter, FullDiskFailsTheWriteKeepsTheOldFileAndRemovesTheTemporary) {
+    ScratchDir dir("stream_full");
+    if (!dir.mount_tmpfs("size=64k"))
+        GTEST_SKIP() << "cannot mount a small tmpfs here (needs CAP_SYS_ADMIN): " << std::strerror(errno);
+    const fs::path p = dir.path / "poses.csv";
+    ASSERT_TRUE(write_file_atomic(p.string(), bytes("the old contents")).ok());
+    auto w = AtomicFileWriter::open(p.string());
+    ASSERT_TRUE(w.ok()) << w.error().message;
+    const std::string piece(4096, 'z');
+    Result<bool> r = true;
+    for (int i = 0; i < 64 && r.ok(); ++i) r = w->write(piece);  // 256 KiB into 64 KiB
+    if (r.ok()) r = w->commit();
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find(p.string() + ": write failed: No space left on device"), std::string::npos)
+        << r.error().message;
+    EXPECT_EQ(entries(dir.path), 1u) << "the temporary file is removed at the first error";
+    EXPECT_EQ(read_text(p), "the old contents");
+    // Every later call returns the first error; commit() never renames.
+    auto again = w->write(std::string_view("x"));
+    ASSERT_FALSE(again.ok());
+    EXPECT_EQ(again.error().message, r.error().message);
+    auto commit = w->commit();
+    ASSERT_FALSE(commit.ok());
+    EXPECT_EQ(commit.error().message, r.error().message);
+    EXPECT_EQ(read_text(p), "the old contents");
 }

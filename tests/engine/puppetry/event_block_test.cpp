@@ -19,6 +19,15 @@ using Bytes = std::vector<std::uint8_t>;
 
 Bytes to_bytes(std::span<const std::uint8_t> s) { return Bytes(s.begin(), s.end()); }
 
+Bytes cat(Bytes a, const Bytes& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+std::string fmt_payload(int bytes) {
+    return "payload length " + std::to_string(bytes) + " exceeds the 200 bytes a viewer can receive";
+}
+
 void put_f32(Bytes& b, float f) {
     std::uint32_t u = 0;
     std::memcpy(&u, &f, 4);
@@ -148,7 +157,9 @@ TEST(Puppetry, RoundTripBothLayoutsWithSplitting) {
                 o.viewer_size_budget = budget;
                 PuppetryBlocks blocks;
                 const auto n = PuppetryEncoder(o).encode(events, blocks);
-                const std::size_t cap = std::min<std::size_t>(static_cast<std::size_t>(event_size), 255);
+                // Blocks stop at 210 bytes whatever event_size says: a viewer receives at most
+                // 200 payload bytes.
+                const std::size_t cap = std::min<std::size_t>(static_cast<std::size_t>(event_size), 210);
                 // A record larger than an empty block cannot be sent (e.g. 10 + 21 > 30 bytes
                 // for a viewer record with rotation, position and scale; 10 + 3 + 3 × 12 with
                 // the viewer's size budget).
@@ -296,6 +307,15 @@ TEST(Puppetry, EncoderRejects) {
     EXPECT_TRUE(PuppetryEncoder().encode(ev, out).ok());
 }
 
+/// `n` joint records of 3 bytes (joint i, DISABLE_CONSTRAINT, no vector): the flag is 0x08 in
+/// the viewer layout, 0x80 in the documented one.
+Bytes three_byte_records(int n, PuppetryLayout layout = PuppetryLayout::Viewer) {
+    const auto disable = static_cast<std::uint8_t>(layout == PuppetryLayout::Viewer ? 0x08 : 0x80);
+    Bytes b;
+    for (int i = 0; i < n; ++i) b.insert(b.end(), {static_cast<std::uint8_t>(i), 0, disable});
+    return b;
+}
+
 struct Reject {
     const char* name;
     Bytes block;
@@ -308,10 +328,6 @@ TEST(Puppetry, DecoderRejectsWithReasonAndOffset) {
     const auto V = PuppetryLayout::Viewer;
     const auto D = PuppetryLayout::Documented;
     const Bytes rot_rec = {8, 0, kPuppetLocalRot, 1, 2, 3, 4, 5, 6};
-    auto cat = [](Bytes a, const Bytes& b) {
-        a.insert(a.end(), b.begin(), b.end());
-        return a;
-    };
     Bytes doc_rec = {61, 0, 0x04};
     put_f32(doc_rec, 0.9f);
     put_f32(doc_rec, 0.5f);
@@ -332,6 +348,12 @@ TEST(Puppetry, DecoderRejectsWithReasonAndOffset) {
         {"record past payload", cat(header(0, 1, 5), rot_rec), V, 10, "truncated: needs 9 bytes, 5 left"},
         {"second event truncated", cat(cat(header(0, 1, 9), rot_rec), {1, 2, 3}), V, 19, "truncated event header: 3 bytes left"},
         {"too big", cat(header(0, 0, 246), Bytes(246, 0)), V, 0, "block of 256 bytes exceeds the 255-byte maximum"},
+        {"payload over the viewer's buffer", cat(header(0, 67, 201), three_byte_records(67)), V, 6,
+         "payload length 201 exceeds the 200 bytes a viewer can receive"},
+        {"second payload over the buffer", cat(cat(header(0, 1, 9), rot_rec), cat(header(0, 67, 201), three_byte_records(67))), V, 25,
+         "payload length 201 exceeds the 200 bytes a viewer can receive"},
+        {"doc payload over the buffer", cat(header(0, 67, 201), three_byte_records(67, D)), D, 6,
+         "payload length 201 exceeds the 200 bytes a viewer can receive"},
         {"doc reserved scale", cat(header(0, 1, 3), {1, 0, 0x10}), D, 12, "reserved mask bit(s) 0x10"},
         {"doc reserved 0x40", cat(header(0, 1, 3), {1, 0, 0x40}), D, 12, "reserved mask bit(s) 0x40"},
         {"doc frame without data", cat(header(0, 1, 3), {1, 0, 0x02}), D, 12, "0x02 (position in parent frame) without 0x01"},
@@ -352,7 +374,7 @@ TEST(Puppetry, DecoderRejectsWithReasonAndOffset) {
     }
 }
 
-TEST(Puppetry, DecoderReadsSeveralEventsPerBlockAndOversizedPayloads) {
+TEST(Puppetry, DecoderReadsSeveralEventsPerBlockAndPayloadsUpTo200Bytes) {
     // The viewer's sender may put two events in one block; its receiver reads only the first.
     Bytes two = header(1, 1, 9);
     const Bytes rec = {8, 0, kPuppetLocalRot, 0xFF, 0x7F, 0xFF, 0x7F, 0xFF, 0x7F};
@@ -366,15 +388,33 @@ TEST(Puppetry, DecoderReadsSeveralEventsPerBlockAndOversizedPayloads) {
     ASSERT_EQ(out.size(), 2u);
     EXPECT_EQ(out[1].timestamp_ms, 2);
 
-    // A 243-byte payload (viewer records are multiples of 3 bytes; anything above 200 bytes
-    // overflows the viewer's scratch buffer, spec §11.2) decodes.
-    Bytes big = header(3, 81, 243);
-    for (int i = 0; i < 81; ++i) big.insert(big.end(), {static_cast<std::uint8_t>(i), 0, 0x08});
-    out.clear();
-    ASSERT_TRUE(decode_puppetry_block(big, PuppetryLayout::Viewer, out).ok());
-    ASSERT_EQ(out[0].joints.size(), 81u);
-    EXPECT_EQ(out[0].joints[80].joint_id, 80);
-    EXPECT_EQ(out[0].joints[80].flags, kPuppetDisableConstraint);
+    // The viewer copies a payload into a 200-byte buffer without checking its length (spec
+    // §9.2): 200 bytes pass the length check, 201 and more are refused at the length field (6)
+    // even when their records are valid. Records are multiples of 3 bytes, so the largest valid
+    // payload is 198 bytes.
+    for (const PuppetryLayout layout : {PuppetryLayout::Viewer, PuppetryLayout::Documented}) {
+        out.clear();
+        const auto largest = decode_puppetry_block(cat(header(3, 66, 198), three_byte_records(66, layout)), layout, out);
+        ASSERT_TRUE(largest.ok()) << largest.error().describe();
+        ASSERT_EQ(out[0].joints.size(), 66u);
+        EXPECT_EQ(out[0].joints[65].joint_id, 65);
+        EXPECT_EQ(out[0].joints[65].flags, kPuppetDisableConstraint);
+        out.clear();
+        const auto at_limit =
+            decode_puppetry_block(cat(header(3, 66, 200), cat(three_byte_records(66, layout), {0, 0})), layout, out);
+        ASSERT_FALSE(at_limit.ok());
+        EXPECT_EQ(at_limit.error().offset, 208);  // accepted length; the records leave 2 bytes over
+        EXPECT_NE(at_limit.error().message.find("2 unread payload bytes"), std::string::npos)
+            << at_limit.error().message;
+        for (const int n : {67, 81}) {  // 201 and 243 bytes of valid records
+            const auto over = decode_puppetry_block(cat(header(3, static_cast<std::uint16_t>(n), 3 * n),
+                                                        three_byte_records(n, layout)), layout, out);
+            ASSERT_FALSE(over.ok()) << n;
+            EXPECT_EQ(over.error().offset, 6);
+            EXPECT_NE(over.error().message.find(fmt_payload(3 * n)), std::string::npos) << over.error().message;
+        }
+        EXPECT_TRUE(out.empty());
+    }
 
     // Viewer layout: |xyz|² > 1 decodes to xyz normalized and w = 0, like unpack_quat.
     Bytes wide = header(0, 1, 9);

@@ -146,7 +146,7 @@ TEST(PuppetryRelayHttp, GetAnswersTheDefaults) {
     EXPECT_EQ(g.find("transmit")->as_boolean(), true);
     EXPECT_EQ(g.find("receive")->as_boolean(), true);
     EXPECT_EQ(g.find("echo_back")->as_boolean(), false);
-    EXPECT_EQ(g.find("event_size")->as_integer(), 255);
+    EXPECT_EQ(g.find("event_size")->as_integer(), 210);  // 10-byte header + the viewer's 200
     EXPECT_EQ(g.find("range")->as_real(), 25.0);
     EXPECT_EQ(g.find("subscribe")->size(), 0u);
     EXPECT_TRUE(g.find("subscribe")->is_array());
@@ -163,7 +163,7 @@ TEST(PuppetryRelayHttp, PostChangesOnlyTheGivenFieldsAndAnswersLikeGet) {
     EXPECT_EQ(p.find("range")->to_number(), 10.0);
     EXPECT_EQ(p.find("receive")->as_boolean(), false);
     EXPECT_EQ(p.find("transmit")->as_boolean(), true);
-    EXPECT_EQ(p.find("event_size")->as_integer(), 255);
+    EXPECT_EQ(p.find("event_size")->as_integer(), 210);
     EXPECT_EQ(p, h.get(id(1)));
     r = h.post(id(1), {{"event_size", Llsd(64)}});
     ASSERT_EQ(r.status, 200);
@@ -249,7 +249,8 @@ TEST(PuppetryRelayHttp, MalformedBodiesAre400WithAReasonAndCounted) {
         {format_llsd_xml(Llsd(Llsd::Map{{"ranges", Llsd(3)}})), "unknown field 'ranges'"},
         {format_llsd_xml(Llsd(Llsd::Map{{"transmit", Llsd(1)}})), "transmit must be a boolean"},
         {format_llsd_xml(Llsd(Llsd::Map{{"event_size", Llsd(29)}})), "event_size must be"},
-        {format_llsd_xml(Llsd(Llsd::Map{{"event_size", Llsd(256)}})), "event_size must be"},
+        {format_llsd_xml(Llsd(Llsd::Map{{"event_size", Llsd(211)}})), "event_size must be an integer in [30, 210] bytes"},
+        {format_llsd_xml(Llsd(Llsd::Map{{"event_size", Llsd(255)}})), "event_size must be"},
         {format_llsd_xml(Llsd(Llsd::Map{{"event_size", Llsd(100.0)}})), "event_size must be"},
         {format_llsd_xml(Llsd(Llsd::Map{{"range", Llsd(-1.0)}})), "range must be"},
         {format_llsd_xml(Llsd(Llsd::Map{{"range", Llsd(std::nan(""))}})), "range must be"},
@@ -319,7 +320,7 @@ TEST(PuppetryRelayConfig, ValidateNamesTheBadField) {
     PuppetryRelay r(c);
     ASSERT_TRUE(r.config_error());
     EXPECT_NE(r.config_error()->message.find("event_size"), std::string::npos);
-    EXPECT_EQ(r.config().defaults.event_size, 255);  // fell back to the defaults
+    EXPECT_EQ(r.config().defaults.event_size, 210);  // fell back to the defaults
     c = {};
     c.idle_timeout_s = 0;
     EXPECT_FALSE(c.validate());
@@ -442,7 +443,7 @@ TEST(PuppetryRelayForward, NonTransmittersAreDiscardedAndNonReceiversSkipped) {
 TEST(PuppetryRelayForward, OnlyTheNewestFiveBlocksPerSenderAndTickAreKept) {
     Scene h;
     std::vector<std::vector<std::uint8_t>> blocks;
-    for (int i = 0; i < 8; ++i) blocks.push_back(make_block(100 + i, 26));  // 244 bytes each
+    for (int i = 0; i < 8; ++i) blocks.push_back(make_block(100 + i, 22));  // 208 bytes each
     h.send_blocks(h.s, {blocks[0], blocks[1], blocks[2]}, 1000);
     h.send_blocks(h.s, {blocks[3], blocks[4], blocks[5], blocks[6], blocks[7]}, 1000);
     EXPECT_EQ(h.relay.counters().blocks_overload_dropped, 3u);
@@ -454,7 +455,7 @@ TEST(PuppetryRelayForward, OnlyTheNewestFiveBlocksPerSenderAndTickAreKept) {
     for (int i = 0; i < 5; ++i) EXPECT_EQ(block_ts(got[i]), 103 + i);
     for (const auto& s : h.sent) EXPECT_LE(s.bytes.size(), pn::kDatagramSoftLimit);
     EXPECT_EQ(h.relay.counters().blocks_forwarded, 5u);
-    EXPECT_EQ(h.relay.counters().datagrams_sent, 2u);  // 19 + 5 × 245 > 1200: two datagrams
+    EXPECT_EQ(h.relay.counters().datagrams_sent, 1u);  // 19 + 5 × 209 = 1064 <= 1200: one datagram
 }
 
 TEST(PuppetryRelayForward, BlocksOverTheSendersEventSizeAreCutAtAJointBoundary) {
@@ -500,7 +501,7 @@ TEST(PuppetryRelayForward, BlocksOverTheSendersEventSizeAreCutAtAJointBoundary) 
     EXPECT_EQ(h.received(2000, h.s)[0].size(), 95u);
     // The receiver's event_size does not matter.
     h.sent.clear();
-    ASSERT_EQ(h.post(h.s, {{"event_size", Llsd(255)}}).status, 200);
+    ASSERT_EQ(h.post(h.s, {{"event_size", Llsd(210)}}).status, 200);
     ASSERT_EQ(h.post(h.a, {{"event_size", Llsd(30)}}).status, 200);
     h.send_blocks(h.s, {big}, 1000);
     h.tick();
@@ -511,6 +512,40 @@ TEST(PuppetryRelayForward, BlocksOverTheSendersEventSizeAreCutAtAJointBoundary) 
     h.send_blocks(h.s, {make_block(57, 2, 0x07)}, 1000);  // 10 + 21 = 31 > 30
     EXPECT_EQ(h.relay.counters().blocks_too_large, 1u);
     EXPECT_EQ(h.relay.counters().blocks_held, 0u);
+}
+
+// A viewer copies an event's payload into a 200-byte buffer without checking (spec §9.2): the
+// relay lets no sender make it forward a longer one, neither by event_size nor in a block.
+TEST(PuppetryRelayForward, NoForwardedPayloadExceedsWhatAViewerCanReceive) {
+    Scene h;
+    ASSERT_EQ(h.post(h.s, {{"event_size", Llsd(210)}}).status, 200);
+    const auto r = h.post(h.s, {{"event_size", Llsd(211)}});
+    EXPECT_EQ(r.status, 400);
+    EXPECT_NE(r.body.find("200-byte payload a viewer can receive"), std::string::npos) << r.body;
+    EXPECT_EQ(h.relay.capability(h.s)->event_size, 210);
+    // A 201-byte payload (67 three-byte records) is refused on arrival; 198 bytes pass whole.
+    std::vector<std::uint8_t> over = make_block(70, 67, 0x08);
+    ASSERT_EQ(over.size(), 211u);
+    const auto largest = make_block(71, 66, 0x08);  // 10 + 198 bytes
+    h.send_blocks(h.s, {over, largest}, 1000);
+    EXPECT_EQ(h.relay.counters().blocks_malformed, 1u);
+    EXPECT_EQ(h.relay.counters().blocks_truncated, 0u);
+    // Two events of 117 bytes each in one 254-byte block (valid for a receiver) are cut to 210.
+    auto two = make_block(72, 13);
+    const auto second = make_block(73, 13);
+    two.insert(two.end(), second.begin(), second.end());
+    ASSERT_EQ(two.size(), 254u);
+    h.send_blocks(h.s, {two}, 1000);
+    EXPECT_EQ(h.relay.counters().blocks_truncated, 1u);
+    h.tick();
+    const auto got = h.received(2000, h.s);
+    ASSERT_EQ(got.size(), 2u);
+    EXPECT_EQ(got[0], largest);
+    EXPECT_LE(got[1].size(), 210u);
+    for (const auto& b : got) {
+        std::vector<PuppetryEvent> ev;
+        EXPECT_TRUE(decode_puppetry_block(b, PuppetryLayout::Viewer, ev));
+    }
 }
 
 TEST(PuppetryRelayForward, MalformedDatagramsAndBlocksAreCountedAndDropped) {
@@ -556,12 +591,12 @@ TEST(PuppetryRelayForward, HeldBytesStayBoundedUnderAFlood) {
     RelayConfig c;
     c.max_agents = 16;
     Harness h(c);
-    const auto blk = make_block(1, 27);  // 253 bytes
-    ASSERT_EQ(blk.size(), 253u);
+    const auto blk = make_block(1, 22);  // 208 bytes
+    ASSERT_EQ(blk.size(), 208u);
     for (int round = 0; round < 50; ++round) {
         for (std::uint8_t a = 1; a <= 40; ++a)
             for (int k = 0; k < 3; ++k) h.send_blocks(id(a), {blk, blk, blk}, a);  // 9 blocks
-        EXPECT_LE(h.relay.counters().bytes_held, 16u * kRelayBlocksPerSenderPerTick * 255u);
+        EXPECT_LE(h.relay.counters().bytes_held, 16u * kRelayBlocksPerSenderPerTick * 210u);
         EXPECT_LE(h.relay.counters().agents, 16u);
         h.tick();
     }

@@ -1,11 +1,18 @@
 // SPDX-License-Identifier: MIT
 // The slanim command, run in-process.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
-#include <unistd.h>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -50,6 +57,11 @@ std::string write_demo(const fs::path& dir) {
 }
 
 std::size_t count_lines(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
+
+std::string slurp_text(const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
 
 }  // namespace
 
@@ -201,4 +213,112 @@ TEST(Cli, ConvertImportsBvhLikeTheViewerWithOverrides) {
     EXPECT_FALSE(fs::exists(out2));
     EXPECT_EQ(run({"convert", bvh, "-o", out2, "--skip-unknown"}).code, 0);
     fs::remove_all(dir);
+}
+
+namespace {
+
+struct ChildRun {
+    int status = 0;        ///< wait status
+    long max_rss_kib = 0;  ///< peak resident set of the child
+};
+
+/// Runs the slanim binary with `args` (standard output and error to `log`); `while_running` is
+/// called with its pid once it has started. Bounded: the child is killed after 120 s.
+ChildRun run_child(const std::vector<std::string>& args, const fs::path& log,
+                   const std::function<void(pid_t)>& while_running = {}) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        if (!std::freopen(log.c_str(), "w", stdout) || ::dup2(::fileno(stdout), 2) < 0) ::_exit(126);
+        std::vector<char*> argv;
+        std::string bin = SLANIM_CLI_BINARY;
+        argv.push_back(bin.data());
+        std::vector<std::string> copy = args;
+        for (auto& a : copy) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        ::execv(bin.c_str(), argv.data());
+        ::_exit(127);
+    }
+    if (while_running) while_running(pid);
+    ChildRun r;
+    rusage ru{};
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (::wait4(pid, &r.status, WNOHANG, &ru) != pid) {
+        if (std::chrono::steady_clock::now() > deadline) {
+            ::kill(pid, SIGKILL);
+            ::wait4(pid, &r.status, 0, &ru);
+            ADD_FAILURE() << "slanim did not finish in 120 s";
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    r.max_rss_kib = ru.ru_maxrss;
+    return r;
+}
+
+std::vector<std::string> folder_names(const fs::path& dir) {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+}  // namespace
+
+// -o streams into the atomic write's temporary file: a long run's peak memory is that of a short
+// one (the whole CSV used to be held in memory: 4001 frames are about 50 MB).
+TEST(Cli, PlayOutputFileStreamsWithFlatMemory) {
+    const fs::path dir = temp_dir() / "stream";
+    fs::create_directories(dir);
+    const fs::path small = dir / "small.csv", large = dir / "large.csv";
+    const ChildRun s = run_child({"play", "--fps", "1000", "--duration", "0.03", "-o", small.string()}, dir / "s.log");
+    ASSERT_TRUE(WIFEXITED(s.status) && WEXITSTATUS(s.status) == 0) << slurp_text(dir / "s.log");
+    const ChildRun l = run_child({"play", "--fps", "1000", "--duration", "4", "-o", large.string()}, dir / "l.log");
+    ASSERT_TRUE(WIFEXITED(l.status) && WEXITSTATUS(l.status) == 0) << slurp_text(dir / "l.log");
+    EXPECT_GT(fs::file_size(large), 40'000'000u);
+    {
+        std::ifstream f(large, std::ios::binary);
+        std::size_t lines = 0;
+        std::string line;
+        while (std::getline(f, line)) ++lines;
+        EXPECT_EQ(lines, 1 + 4001 * 133u);  // frames 0..4000, every bone
+    }
+    EXPECT_LT(l.max_rss_kib - s.max_rss_kib, 8 * 1024) << "peak RSS " << l.max_rss_kib << " KiB for 4001 frames, "
+                                                       << s.max_rss_kib << " KiB for 31";
+    // The streamed file is what standard output gets.
+    const CliRun r = run({"play", "--fps", "1000", "--duration", "0.03"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(slurp_text(small), r.out);
+    EXPECT_EQ(folder_names(dir), (std::vector<std::string>{"l.log", "large.csv", "s.log", "small.csv"}));
+    fs::remove_all(dir);
+}
+
+// SIGINT or SIGTERM during a long -o run: the old file stays, the temporary file is removed, and
+// the command ends by the signal.
+TEST(Cli, PlayInterruptedKeepsTheOldOutputAndRemovesTheTemporary) {
+    for (const int sig : {SIGINT, SIGTERM}) {
+        const fs::path dir = temp_dir() / ("interrupt" + std::to_string(sig));
+        fs::create_directories(dir);
+        const fs::path out = dir / "poses.csv";
+        { std::ofstream(out) << "old"; }
+        bool saw_temporary = false;
+        const ChildRun r = run_child({"play", "--fps", "1000", "--duration", "3600", "-o", out.string()},
+                                     temp_dir() / "interrupt.log", [&](pid_t pid) {
+                                         const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+                                         while (!saw_temporary && std::chrono::steady_clock::now() < until) {
+                                             for (const auto& e : fs::directory_iterator(dir))
+                                                 if (e.path().filename().string().starts_with(".poses.csv.") &&
+                                                     e.file_size() > 0)
+                                                     saw_temporary = true;
+                                             std::this_thread::sleep_for(std::chrono::milliseconds(10));
+                                         }
+                                         ::kill(pid, saw_temporary ? sig : SIGKILL);
+                                     });
+        ASSERT_TRUE(saw_temporary) << "no temporary file appeared next to " << out;
+        EXPECT_TRUE(WIFSIGNALED(r.status) && WTERMSIG(r.status) == sig) << "wait status " << r.status;
+        EXPECT_NE(slurp_text(temp_dir() / "interrupt.log").find("interrupted by signal " + std::to_string(sig)),
+                  std::string::npos);
+        EXPECT_EQ(slurp_text(out), "old");
+        EXPECT_EQ(folder_names(dir), std::vector<std::string>{"poses.csv"});
+        fs::remove_all(dir);
+    }
 }

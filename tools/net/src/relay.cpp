@@ -257,8 +257,10 @@ RelayHttpResponse PuppetryRelay::capability_post(Agent& a, std::string_view body
         } else if (key == "event_size") {
             const std::int32_t* i = value.if_integer();
             if (!i || *i < kRelayMinEventSize || *i > kRelayMaxEventSize)
-                return bad_request(fmt::format("event_size must be an integer in [{}, {}] bytes",
-                                               kRelayMinEventSize, kRelayMaxEventSize),
+                return bad_request(fmt::format("event_size must be an integer in [{}, {}] bytes ({}: the "
+                                               "10-byte event header and the 200-byte payload a viewer "
+                                               "can receive)",
+                                               kRelayMinEventSize, kRelayMaxEventSize, kRelayMaxEventSize),
                                    key);
             cap.event_size = *i;
         } else if (key == "range") {

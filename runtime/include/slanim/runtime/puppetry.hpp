@@ -72,7 +72,9 @@ struct PuppetryJointSample {
     Vec3 scale{1.f, 1.f, 1.f};
 };
 
-/// Timings and limits of the playback. Defaults are the viewer's (spec §9.3).
+/// Timings and limits of the playback. The timings default to the viewer's (spec §9.3); the
+/// two limits (max_blocks_per_frame, max_queue_events) are slanim's own bounds, which the spec
+/// does not state.
 struct PuppetryTiming {
     float initial_period_s = 0.1f;    ///< DelayedEventQueue initial period
     float initial_jitter_s = 0.05f;   ///< DelayedEventQueue initial jitter
@@ -81,7 +83,9 @@ struct PuppetryTiming {
     float joint_expiry_s = 3.f;       ///< POSED_JOINT_EXPIRY_PERIOD
     float ease_in_s = 1.f;
     float ease_out_s = 1.f;
-    /// Blocks decoded per avatar and frame (the newest ones); older ones are dropped.
+    /// Blocks decoded per avatar and frame (the newest ones); older ones are dropped. slanim's
+    /// bound on a frame's work under a flood: the viewer's handle_puppetry_data queues every
+    /// non-empty block it receives (§9.3).
     std::size_t max_blocks_per_frame = 5;
     /// Events kept per joint queue; a full queue drops its oldest event (counted). Bounds
     /// memory against a sender whose clock runs ahead.

@@ -113,6 +113,11 @@ struct BvjMotion {
 inline constexpr int kBvjMaxJoints = kBvhMaxJoints;
 inline constexpr int kBvjMaxDepth = kBvhMaxDepth;
 inline constexpr std::size_t kBvjMaxKeyframes = 1'000'000;
+/// Longest KEYFRAMES span bvj_to_bvh samples, seconds: an SL animation lasts at most 60 s
+/// (MAX_ANIM_DURATION; the viewer's BVH upload refuses longer files). With fps ≤ 1000 a
+/// sampled BVH has at most 60,002 frames, so its size follows the file's channel count instead
+/// of one large AT value.
+inline constexpr float kBvjMaxSampledSeconds = 60.f;
 
 /// Parses BVJ text (UTF-8 JSON). Errors name the JSON path of the bad field and what was
 /// expected, e.g. "$.HIERARCHY.JOINTS[0].CHANNELS[2]: expected a channel name (Xposition …
@@ -149,7 +154,8 @@ void sample_bvj_keyframes(const BvjMotion& m, int joint, float t, std::vector<fl
 /// A KEYFRAMES motion is sampled at `fps` from AT 0 to the last AT (the last frame on it;
 /// frame time last AT / round(last AT × fps)), after a reference frame that is the rest pose
 /// (zero rotations; a hip of mPelvis at the skeleton's default pelvis position, the KEYFRAMES
-/// convention of import_bvj; other position channels 0). Errors: fps out of (0, 1000], the BVH limits.
+/// convention of import_bvj; other position channels 0). Errors: fps out of (0, 1000], a last
+/// AT beyond kBvjMaxSampledSeconds (named by its JSON path, `$.KEYFRAMES[i].AT`), the BVH limits.
 Result<BvhMotion> bvj_to_bvh(const BvjMotion& m, const Skeleton& skeleton, float fps = 30.f);
 /// A BVH as a MOTION-form BVJ (trailing lines are not kept).
 BvjMotion bvh_to_bvj(const BvhMotion& bvh);

@@ -5,7 +5,9 @@
 // of the `PhysicalAvatarEventList` blocks of `AgentAnimation` / `AvatarAnimation` (spec §9.1).
 // A block is at most 255 bytes (a 1-byte length prefix) and holds one or more events; one event
 // (a timestamp and a list of joint events) may be split over several blocks with the same
-// timestamp. Two layouts exist and are selected explicitly:
+// timestamp. An event's payload (its joint records) is at most 200 bytes: the viewer's receiver
+// copies it into a 200-byte buffer without checking (spec §9.2), so a longer one would overflow
+// it. Two layouts exist and are selected explicitly:
 //
 //  * PuppetryLayout::Viewer — what the viewer branches implement (llpuppetevent.cpp,
 //    LLPuppetEvent::pack/unpack, spec §9.2). Little-endian:
@@ -70,6 +72,11 @@ enum class PuppetryLayout : std::uint8_t {
 inline constexpr std::size_t kPuppetryMaxBlockBytes = 255;
 /// Event header: S32 timestamp, U16 joint count, S32 payload length.
 inline constexpr std::size_t kPuppetryHeaderBytes = 10;
+/// Largest event payload: `LLPuppetEvent::unpack` copies the payload into a 200-byte static
+/// buffer (`PUPPET_MAX_EVENT_BYTES`) without checking its length (spec §9.2, §11.2).
+inline constexpr std::size_t kPuppetryMaxPayloadBytes = 200;
+/// Largest block of one event a viewer can receive: header + kPuppetryMaxPayloadBytes = 210.
+inline constexpr std::size_t kPuppetryMaxEventBlockBytes = kPuppetryHeaderBytes + kPuppetryMaxPayloadBytes;
 /// Smallest `event_size` the viewer packs with (LLPuppetMotion::packEvents).
 inline constexpr int kPuppetryMinEventSize = 30;
 /// Range of every quantized component of the viewer layout (LL_MAX_PELVIS_OFFSET).
@@ -133,7 +140,9 @@ private:
 
 struct PuppetryEncodeOptions {
     PuppetryLayout layout = PuppetryLayout::Viewer;
-    /// The capability's `event_size`: blocks are at most min(event_size, 255) bytes. Must be
+    /// The capability's `event_size`: blocks are at most min(event_size, 210) bytes
+    /// (kPuppetryMaxEventBlockBytes: the viewer's packEvents caps at 255, which lets a payload
+    /// overflow its receivers' 200-byte buffer; slanim splits at 210 instead). Must be
     /// ≥ kPuppetryMinEventSize (the viewer does not send below that).
     int event_size = 255;
     /// Viewer layout only: budget 12 bytes per vector when deciding where to split, like
@@ -180,12 +189,14 @@ private:
 ///
 /// Validated, with the reason and the byte offset within the block on failure (then `out` is
 /// left as it was): the block is 10…255 bytes; each event header is complete; the payload
-/// length is ≥ 0 and within the block; the joint records fill the payload exactly — exactly
-/// `joint count` records, none truncated, no byte left over; documented layout: no reserved
-/// mask bit (0x10, 0x20, 0x40), no frame bit without its data bit (0x02 without 0x01, 0x08
-/// without 0x04), finite floats, an orientation with |xyz|² ≤ 1.0001. No read ever goes past
-/// the block and there is no intermediate buffer (the viewer copies up to 245 payload bytes
-/// into a 200-byte buffer, spec §11.2).
+/// length is 0…200 (kPuppetryMaxPayloadBytes: a viewer copies the payload into a 200-byte
+/// buffer without checking, spec §9.2, so a longer one is refused at the length field, offset
+/// 6 of the event, in both layouts) and within the block; the joint records fill the payload
+/// exactly — exactly `joint count` records, none truncated, no byte left over; documented
+/// layout: no reserved mask bit (0x10, 0x20, 0x40), no frame bit without its data bit (0x02
+/// without 0x01, 0x08 without 0x04), finite floats, an orientation with |xyz|² ≤ 1.0001. No
+/// read ever goes past the block and there is no intermediate buffer. (Records are 3 + 6k or
+/// 3 + 12k bytes, so a valid payload is a multiple of 3: the largest is 198 bytes.)
 ///
 /// Decoded values: viewer layout as LLPuppetJointEvent::unpack (U16_to_F32 over ±5 with its
 /// zero snap; rotation w = sqrt(1 − |xyz|²), or xyz normalized and w = 0 when |xyz|² > 1);

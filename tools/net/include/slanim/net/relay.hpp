@@ -18,6 +18,9 @@
 //   * R ≠ S gets them when R.receive is on, R has not muted S, R has a known UDP endpoint, and
 //     R subscribed to S or both positions are known and |pos(R) − pos(S)| ≤ R.range (the range
 //     is the receiver's: an agent receives events from agents within its range);
+//   * a block whose event payload exceeds the 200 bytes a viewer can receive (§9.2) is dropped
+//     as malformed on arrival, and event_size is at most 210 (the 10-byte header + 200), so
+//     no forwarded block overflows a viewer's receive buffer;
 //   * a block longer than S.event_size (the block size the capability tells the sender to
 //     pack to, §9.2 "per-block buffer = event_size") is truncated at a joint record boundary:
 //     it keeps the leading events that fit whole and as many leading joint records of the
@@ -25,8 +28,9 @@
 //     decodable; a block in which not even one record of its first event fits is dropped.
 //     Both are counted.
 //   * when more than kRelayBlocksPerSenderPerTick blocks arrive from one sender between two
-//     ticks, only the newest ones are kept (the receiver's "most recent 5 blocks" rule, §9.3);
-//     the older ones are dropped and counted.
+//     ticks, only the newest ones are kept (slanim's own bound, the same as the playback's
+//     PuppetryTiming::max_blocks_per_frame; the spec states no such limit: the viewer queues
+//     every block it receives, §9.3); the older ones are dropped and counted.
 //
 // Bounded memory and CPU under any input: at most RelayConfig::max_agents agents (each with
 // fixed storage for its queued blocks, ≤ max_subscriptions + max_mutes ids), HTTP bodies of at
@@ -57,22 +61,25 @@
 
 namespace slanim {
 
-/// Blocks kept per sender between two ticks: the newest ones (spec §9.3, the receiver
-/// processes only the 5 most recent blocks per frame).
+/// Blocks kept per sender between two ticks: the newest ones. slanim's own bound (fixed memory
+/// and work per sender under a flood), the same as PuppetryTiming::max_blocks_per_frame on the
+/// receiving side; the spec gives no such limit (the viewer's handle_puppetry_data queues every
+/// non-empty block, §9.3).
 inline constexpr std::size_t kRelayBlocksPerSenderPerTick = 5;
 /// Largest HTTP request body the capability accepts, bytes.
 inline constexpr std::size_t kRelayMaxHttpBody = 64 * 1024;
 /// Smallest event_size a POST may set: the viewer packs nothing below 30 bytes (§9.2).
 inline constexpr int kRelayMinEventSize = 30;
-/// Largest event_size: the 1-byte TypeData length prefix (§9.1).
-inline constexpr int kRelayMaxEventSize = 255;
+/// Largest event_size: a 10-byte event header + the 200-byte payload a viewer can receive
+/// (`PUPPET_MAX_EVENT_BYTES`, §9.2), below the 255 of the 1-byte TypeData length prefix (§9.1).
+inline constexpr int kRelayMaxEventSize = static_cast<int>(kPuppetryMaxEventBlockBytes);
 
 /// One agent's Puppetry capability state, as GET returns it (spec §9.5).
 struct RelayCapability {
     bool transmit = true;    ///< the relay accepts the agent's blocks
     bool receive = true;     ///< the relay forwards other agents' blocks to it
     bool echo_back = false;  ///< its own blocks come back to it (forces transmit and receive)
-    int event_size = 255;    ///< block size the agent packs to, bytes, [30, 255]
+    int event_size = kRelayMaxEventSize;  ///< block size the agent packs to, bytes, [30, 210]
     double range = 25.0;     ///< metres: receives agents within this distance, [0, max_range_m]
 };
 
@@ -163,7 +170,7 @@ public:
     ///  * `/agent/<uuid>/puppetry` — GET answers the agent's state as an LLSD map
     ///    {transmit, receive, echo_back (booleans), event_size (integer), range (real),
     ///    subscribe, mute (arrays of uuid, sorted)}; POST takes an LLSD map with any subset of
-    ///    transmit, receive, echo_back (boolean), event_size (integer 30..255), range (number
+    ///    transmit, receive, echo_back (boolean), event_size (integer 30..210), range (number
     ///    0..max_range_m), subscribe, unsubscribe, mute, unmute (arrays of uuid; a string in
     ///    the 36-character form is accepted as a uuid), applies all of it or nothing, and
     ///    answers like GET. Removals are applied before additions; echo_back on forces
