@@ -318,12 +318,17 @@ struct Reader {
 
 // ---- writing ----
 
+// −0 is written as 0: JSON readers take "-0" for the integer 0, so writing the sign would make
+// write_bvj(parse_bvj(write_bvj(m))) differ from write_bvj(m) (found by the fuzz campaign: a
+// value like -2e-327 underflows to −0).
 void put_float(std::string& s, float f) {
+    if (f == 0.f) f = 0.f;
     char buf[32];
     const auto r = std::to_chars(buf, buf + sizeof buf, f);
     s.append(buf, r.ptr);
 }
 void put_double(std::string& s, double d) {
+    if (d == 0.0) d = 0.0;  // as put_float
     char buf[40];
     const auto r = std::to_chars(buf, buf + sizeof buf, d);
     s.append(buf, r.ptr);

@@ -3,6 +3,8 @@
 // conversions, and .anim → .bvj → .anim on real files (equal after quantization).
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <algorithm>
 #include <filesystem>
 
@@ -305,4 +307,21 @@ TEST(Bvj, MotionFormExportImportsLikeTheBvhExport) {
     EXPECT_EQ(a->motion.loop, m0->loop);
     EXPECT_EQ(a->motion.base_priority, m0->base_priority);
     EXPECT_FLOAT_EQ(a->motion.ease_in, m0->ease_in);
+}
+
+// Regression (fuzz campaign 2026-11-25, bvj target): a value that underflows to −0 was written
+// as "-0", which reads back as +0, so writing twice gave different text.
+TEST(Bvj, NegativeZeroIsWrittenAsZeroSoWritingIsIdempotent) {
+    const std::string text = R"({"HIERARCHY": {"NAME": "hip", "OFFSET": [0, 0, 0],
+        "CHANNELS": ["Zrotation", "Xrotation", "Yrotation"], "JOINTS": [{"END": true, "OFFSET": [0, 1, 0]}]},
+        "MOTION": {"Frame Time": 0.1, "Frames": [[-2166.93e-327, -0.0, 1]]}})";
+    auto m = parse_bvj(text);
+    ASSERT_TRUE(m.ok()) << m.error().message;
+    EXPECT_TRUE(std::signbit(m->frames[0]));  // the reader keeps what the number was
+    const std::string once = write_bvj(*m);
+    auto again = parse_bvj(once);
+    ASSERT_TRUE(again.ok()) << again.error().message;
+    EXPECT_EQ(*again, *m);
+    EXPECT_EQ(write_bvj(*again), once);
+    EXPECT_EQ(once.find("-0,"), std::string::npos) << once;
 }
