@@ -140,27 +140,39 @@ struct PoseBlender::Lanes {
     __m128 px, py, pz, rx, ry, rz, rw, sum_pos, sum_rot, has_pos, has_rot;
 };
 
+namespace {
+// A Vec3 as a vector (8 + 4 bytes: never reads past the element), w lane 0.
+inline __m128 load3(const Vec3* v) {
+    return _mm_movelh_ps(_mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(&v->x))), _mm_load_ss(&v->z));
+}
+}  // namespace
+
 void PoseBlender::lanes_begin(Lanes& g, const std::int16_t* joints, int lanes, const LocalPoseView& pose) const {
-    alignas(16) float bp[3][4], br[4][4];
+    static const Quat kIdentity = Quat::identity();
+    static const Vec3 kZero{};
+    const Quat* rq[4];
+    const Vec3* pv[4];
     g.joints = joints;
     g.lanes = lanes;
     g.nmax = 0;
     for (int l = 0; l < 4; ++l) {
         if (l < lanes) {
-            const Vec3 p = pose.positions[joints[l]];
-            const Quat q = pose.rotations[joints[l]];
-            bp[0][l] = p.x, bp[1][l] = p.y, bp[2][l] = p.z;
-            br[0][l] = q.x, br[1][l] = q.y, br[2][l] = q.z, br[3][l] = q.w;
+            rq[l] = &pose.rotations[joints[l]];
+            pv[l] = &pose.positions[joints[l]];
             g.n[l] = counts_[joints[l]];
             g.nmax = std::max(g.nmax, g.n[l]);
         } else {
+            rq[l] = &kIdentity;
+            pv[l] = &kZero;
             g.n[l] = 0;
-            bp[0][l] = bp[1][l] = bp[2][l] = 0.f;
-            br[0][l] = br[1][l] = br[2][l] = 0.f, br[3][l] = 1.f;
         }
     }
-    g.px = _mm_load_ps(bp[0]), g.py = _mm_load_ps(bp[1]), g.pz = _mm_load_ps(bp[2]);
-    g.rx = _mm_load_ps(br[0]), g.ry = _mm_load_ps(br[1]), g.rz = _mm_load_ps(br[2]), g.rw = _mm_load_ps(br[3]);
+    g.rx = _mm_loadu_ps(&rq[0]->x), g.ry = _mm_loadu_ps(&rq[1]->x), g.rz = _mm_loadu_ps(&rq[2]->x),
+    g.rw = _mm_loadu_ps(&rq[3]->x);
+    _MM_TRANSPOSE4_PS(g.rx, g.ry, g.rz, g.rw);
+    __m128 pw = load3(pv[3]);
+    g.px = load3(pv[0]), g.py = load3(pv[1]), g.pz = load3(pv[2]);
+    _MM_TRANSPOSE4_PS(g.px, g.py, g.pz, pw);
     g.sum_pos = g.sum_rot = g.has_pos = g.has_rot = _mm_setzero_ps();
 }
 
@@ -191,10 +203,6 @@ __attribute__((always_inline)) inline void PoseBlender::lanes_step(Lanes& g, int
     __m128 ax = _mm_loadu_ps(&rq[0]->x), ay = _mm_loadu_ps(&rq[1]->x), az = _mm_loadu_ps(&rq[2]->x),
            aw = _mm_loadu_ps(&rq[3]->x);
     _MM_TRANSPOSE4_PS(ax, ay, az, aw);
-    // Vec3: 8 + 4 bytes per lane (never reads past the element).
-    const auto load3 = [](const Vec3* v) {
-        return _mm_movelh_ps(_mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(&v->x))), _mm_load_ss(&v->z));
-    };
     __m128 bx = load3(pv[0]), by = load3(pv[1]), bz = load3(pv[2]), bw = load3(pv[3]);
     _MM_TRANSPOSE4_PS(bx, by, bz, bw);
     const __m128 wv = _mm_set_ps(w[3], w[2], w[1], w[0]);

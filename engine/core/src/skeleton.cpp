@@ -142,6 +142,23 @@ Result<std::shared_ptr<const Skeleton>> Skeleton::build(const SkeletonDesc& desc
         sk->rest_scales_.push_back(j.scale);
         sk->pivots_.push_back(j.pivot);
     }
+    // Joints by depth (roots first, index order within a depth): the joints of one depth are
+    // independent once the shallower ones are done, so kernels may process them together.
+    const std::size_t count = sk->parents_.size();
+    std::vector<int> depth(count, 0);
+    int max_depth = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+        const int p = sk->parents_[i];
+        depth[i] = p < 0 ? 0 : depth[static_cast<std::size_t>(p)] + 1;
+        max_depth = std::max(max_depth, depth[i]);
+    }
+    sk->depth_starts_.assign(static_cast<std::size_t>(max_depth) + 2, 0);
+    for (std::size_t i = 0; i < count; ++i) ++sk->depth_starts_[static_cast<std::size_t>(depth[i]) + 1];
+    for (std::size_t d = 1; d < sk->depth_starts_.size(); ++d) sk->depth_starts_[d] += sk->depth_starts_[d - 1];
+    sk->depth_order_.resize(count);
+    std::vector<std::uint16_t> fill(sk->depth_starts_.begin(), sk->depth_starts_.end() - 1);
+    for (std::size_t i = 0; i < count; ++i)
+        sk->depth_order_[fill[static_cast<std::size_t>(depth[i])]++] = static_cast<std::int16_t>(i);
     return std::shared_ptr<const Skeleton>(std::move(sk));
 }
 

@@ -5,6 +5,7 @@
 // (viewer order); scale is not inherited.
 #pragma once
 
+#include <cstdint>
 #include <span>
 
 #include "slanim/core/math.hpp"
@@ -26,8 +27,13 @@ struct LocalToModelJob {
     std::span<Quat> model_rotations;  ///< per joint, output
 
     [[nodiscard]] bool validate() const;
-    /// Parents precede children, so one pass in joint order suffices. No allocation.
+    /// One pass over the skeleton's depths (Skeleton::depth_order); within a depth, four joints
+    /// at a time on SIMD lanes where available, with the scalar float operations in the same
+    /// order (bit-identical results). No allocation.
     bool run() const;
+
+private:
+    void four(const std::int16_t* joints) const;  // SIMD path (x86-64)
 };
 
 }  // namespace slanim

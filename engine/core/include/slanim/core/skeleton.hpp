@@ -93,6 +93,11 @@ public:
     /// The viewer's joint number (`LLJoint::getJointNum`), < kMaxAnimatedJoints.
     [[nodiscard]] int joint_num(int joint) const { return joint_nums_[joint]; }
     [[nodiscard]] std::span<const std::int16_t> parents() const { return parents_; }
+    /// Joints grouped by depth in the hierarchy (roots first; index order within a depth):
+    /// depth d is depth_order()[depth_starts()[d] .. depth_starts()[d + 1]). Joints of one depth
+    /// are independent once the shallower depths are done (LocalToModelJob's SIMD path).
+    [[nodiscard]] std::span<const std::int16_t> depth_order() const { return depth_order_; }
+    [[nodiscard]] std::span<const std::uint16_t> depth_starts() const { return depth_starts_; }
 
     /// Local rest position (metres, parent frame). mPelvis rests at (0,0,0) like the viewer
     /// (`LLAvatarAppearance::buildCharacter`); its file position is `default_position`.
@@ -121,6 +126,8 @@ private:
     std::vector<JointKind> kinds_;
     std::vector<std::int16_t> parents_;
     std::vector<std::int16_t> joint_nums_;
+    std::vector<std::int16_t> depth_order_;
+    std::vector<std::uint16_t> depth_starts_;
     std::vector<Vec3> rest_positions_, rest_scales_, default_positions_, pivots_;
     std::vector<Quat> rest_rotations_;
     std::vector<JointDesc> descs_;
