@@ -666,6 +666,12 @@ void PuppetryRuntime::reject_datagram(puppetry_net::DatagramFault why) {
     ++datagram_faults_[static_cast<std::size_t>(why)];
 }
 
+void PuppetryRuntime::carry_datagram_counters(const PuppetryRuntime& previous) {
+    malformed_datagrams_ += previous.malformed_datagrams_;
+    unrouted_datagrams_ += previous.unrouted_datagrams_;
+    for (std::size_t i = 0; i < datagram_faults_.size(); ++i) datagram_faults_[i] += previous.datagram_faults_[i];
+}
+
 std::string PuppetryRuntime::report(Entity e) {
     std::string out;
     if (const PuppetryPlayback* p = playback(e)) {

@@ -29,6 +29,22 @@
 namespace slanim::cli {
 
 namespace {
+/// Hands a world a source that outlives it (see the view's world setup): every call goes to the
+/// shared source.
+class SharedPuppetrySource final : public PuppetrySource {
+public:
+    explicit SharedPuppetrySource(std::shared_ptr<PuppetrySource> s) : source_(std::move(s)) {}
+    void poll(PuppetryRuntime& runtime, World& world, double now_s) override { source_->poll(runtime, world, now_s); }
+    [[nodiscard]] std::string describe() const override { return source_->describe(); }
+    [[nodiscard]] bool finished() const override { return source_->finished(); }
+    [[nodiscard]] std::string counters() const override { return source_->counters(); }
+
+private:
+    std::shared_ptr<PuppetrySource> source_;
+};
+}  // namespace
+
+namespace {
 
 constexpr double kDegToRad = std::numbers::pi / 180.0;
 
@@ -155,7 +171,10 @@ std::optional<int> setup(const char* cmd, std::ostream& err, const GfxOptions& o
         auto skeleton = s.skeleton;
         const std::string spec = o.puppetry;
         auto current = s.puppetry;
-        auto r = s.playback->set_world_setup([la, skeleton, spec, current](World& world, Entity avatar) -> Result<bool> {
+        // A live source (udp://, leap:stdin) outlives the worlds: one socket for the whole
+        // session, so nothing is lost or reset when playback restarts; a replay starts over.
+        auto live = std::make_shared<std::shared_ptr<PuppetrySource>>();
+        auto r = s.playback->set_world_setup([la, skeleton, spec, current, live](World& world, Entity avatar) -> Result<bool> {
             if (la) {
                 auto a = la->make();
                 if (!a) return a.error();
@@ -165,9 +184,19 @@ std::optional<int> setup(const char* cmd, std::ostream& err, const GfxOptions& o
             if (!spec.empty()) {  // mixed with the motions at priority 7, like `slanim play`
                 auto runtime = PuppetryRuntime::install(world);
                 runtime->set_default_avatar(world, avatar);
-                auto src = open_puppetry_source(spec, avatar, *skeleton);
-                if (!src) return Error{"--puppetry " + spec + ": " + src.error().describe()};
-                runtime->add_source(std::move(*src));
+                if (spec.starts_with("replay:")) {
+                    auto src = open_puppetry_source(spec, avatar, *skeleton);
+                    if (!src) return Error{"--puppetry " + spec + ": " + src.error().describe()};
+                    runtime->add_source(std::move(*src));
+                } else {
+                    if (!*live) {
+                        auto src = open_puppetry_source(spec, avatar, *skeleton);
+                        if (!src) return Error{"--puppetry " + spec + ": " + src.error().describe()};
+                        *live = std::shared_ptr<PuppetrySource>(std::move(*src));
+                    }
+                    runtime->add_source(std::make_unique<SharedPuppetrySource>(*live));
+                }
+                if (*current) runtime->carry_datagram_counters(**current);  // one running count
                 *current = runtime;
             }
             return true;

@@ -242,10 +242,12 @@ TEST(PuppetryFlood, ViewSurvivesAMalformedFlood) {
                 static_cast<unsigned long long>(total), flood.max_rss_kib, quiet.max_rss_kib, flood.err.c_str());
     EXPECT_GE(rate, 20000.0);
     EXPECT_NE(flood.err.find("slanim view: puppetry udp://127.0.0.1:"), std::string::npos) << flood.err;
-    // The view opens a fresh world, and so a fresh socket, whenever its playback restarts from 0
-    // (the looping demo, a scrub backwards); its exit line counts the last socket's datagrams.
+    // The view opens a fresh world whenever its playback restarts from 0 (the looping demo, a
+    // scrub backwards), but keeps one socket and one running count for the whole session: every
+    // datagram sent is counted, but for those still queued at exit.
     const std::uint64_t dropped = kernel_drops(flood.err);
     EXPECT_LE(total + dropped, flood.sent);
+    EXPECT_GE(total + dropped, flood.sent * 9 / 10) << flood.err;
     EXPECT_GT(total, 0u);
     EXPECT_EQ(by_reason, total) << flood.err;
     EXPECT_LE(flood.max_rss_kib, quiet.max_rss_kib + 2048);

@@ -236,6 +236,10 @@ public:
     PuppetryPlayback* playback(Entity e);
     [[nodiscard]] std::uint64_t malformed_datagrams() const { return malformed_datagrams_; }
     [[nodiscard]] std::uint64_t unrouted_datagrams() const { return unrouted_datagrams_; }
+    /// Adds `previous`'s datagram counters (malformed per reason, unrouted) to this runtime's,
+    /// so a tool that replaces its world (slanim view restarting playback) keeps one running
+    /// count. Not during ingest.
+    void carry_datagram_counters(const PuppetryRuntime& previous);
     /// Malformed datagrams per puppetry_net::DatagramFault (indexed by its value).
     [[nodiscard]] std::span<const std::uint64_t, puppetry_net::kNumDatagramFaults> datagram_faults() const {
         return datagram_faults_;
