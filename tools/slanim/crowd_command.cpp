@@ -281,6 +281,8 @@ CLI::App* add_crowd_subcommand(CLI::App& app, CrowdOptions& o) {
     c->add_option("--seconds", o.seconds, "Wall time of the measured run, seconds (default 5; at least one step)")
         ->type_name("S");
     c->add_option("--threads", o.threads, "Worker threads, 0..256 (default 0: one per core)")->type_name("T");
+    c->add_option("--solver", o.solver, "Constraint solver: ccd (default), fabrik, viewer or none")
+        ->check(CLI::IsMember({"ccd", "fabrik", "viewer", "none"}));
     c->add_flag("--skin", o.skin,
                 "Give every avatar an Appearance (base mesh of --character, required) so the morph and skin "
                 "phases run");
@@ -370,6 +372,10 @@ int cmd_crowd(std::ostream& out, std::ostream& err, const CrowdOptions& o) {
     WorldOptions wo;
     wo.threads = static_cast<int>(*threads);
     World world(wo);
+    ik::IkSettings ik_settings;
+    ik_settings.enabled = o.solver != "none";
+    if (ik_settings.enabled) ik_settings.solver = ik::parse_solver(o.solver).value_or(ik::Solver::Ccd);
+    world.set_default_ik_settings(ik_settings);
     const std::vector<Entity> ents = populate_crowd(world, *skel, clips, n);
     if (appearance) {
         for (int k = 0; k < n; ++k) {

@@ -29,6 +29,7 @@ struct CrowdOptions {
     std::string threads = "0";       ///< 0 = one per core, ≤ 256
     bool skin = false;               ///< an Appearance per avatar (needs --character)
     bool lod = false;                ///< World::set_lod({enabled}) with the pixel areas below
+    std::string solver = "ccd";      ///< constraint solver: ccd, fabrik, viewer or none (as play)
     std::string render;              ///< PNG path, empty: no picture
 };
 

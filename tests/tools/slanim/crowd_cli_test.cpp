@@ -292,3 +292,15 @@ TEST(CrowdCli, SkinWithTheCharacter) {
     EXPECT_GT(table_us(r.out, "appearance_skin", "skin"), 0.0) << r.out;
     EXPECT_NE(r.err.find("given skeleton"), std::string::npos) << r.err;
 }
+
+// --solver picks the constraint solver of every avatar, like play; `none` skips the solves.
+TEST(CrowdCli, SolverOption) {
+    for (const char* solver : {"ccd", "fabrik", "viewer", "none"}) {
+        const auto r = crowd({"--avatars", "4", "--seconds", "0.05", "--threads", "1", "--solver", solver});
+        ASSERT_EQ(r.code, 0) << solver << "\n" << r.err;
+        check_summary(r.out, 4, 1);
+    }
+    const auto bad = crowd({"--avatars", "4", "--seconds", "0.05", "--solver", "magic"});
+    EXPECT_EQ(bad.code, 2);
+    EXPECT_NE(bad.err.find("--solver"), std::string::npos) << bad.err;
+}
