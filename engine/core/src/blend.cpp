@@ -143,7 +143,8 @@ struct PoseBlender::Lanes {
 namespace {
 // A Vec3 as a vector (8 + 4 bytes: never reads past the element), w lane 0.
 inline __m128 load3(const Vec3* v) {
-    return _mm_movelh_ps(_mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(&v->x))), _mm_load_ss(&v->z));
+    // _mm_loadl_epi64 reads 8 bytes through an unaligned type: a Vec3 is only 4-byte aligned.
+    return _mm_movelh_ps(_mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(&v->x))), _mm_load_ss(&v->z));
 }
 }  // namespace
 

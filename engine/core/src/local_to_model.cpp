@@ -47,10 +47,12 @@ bool LocalToModelJob::run() const {
 #if SLANIM_L2M_SSE2
 namespace {
 inline __m128 load3(const Vec3& v) {
-    return _mm_movelh_ps(_mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(&v.x))), _mm_load_ss(&v.z));
+    // _mm_loadl_epi64 / _mm_storel_epi64 access 8 bytes through an unaligned type: a Vec3 is
+    // only 4-byte aligned.
+    return _mm_movelh_ps(_mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(&v.x))), _mm_load_ss(&v.z));
 }
 inline void store3(Vec3& v, __m128 x) {
-    _mm_storel_pi(reinterpret_cast<__m64*>(&v.x), x);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(&v.x), _mm_castps_si128(x));
     _mm_store_ss(&v.z, _mm_movehl_ps(x, x));
 }
 }  // namespace

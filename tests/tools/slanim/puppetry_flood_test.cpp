@@ -34,6 +34,15 @@
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
+// Under AddressSanitizer freed blocks wait in its quarantine (256 MB by default), so peak RSS
+// says nothing about leaks or growth there (LeakSanitizer checks leaks); the RSS bounds are
+// checked in the plain build.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+
 namespace {
 
 double flood_seconds() {
@@ -205,7 +214,9 @@ TEST(PuppetryFlood, PlayKeepsItsPoseStreamAndMemoryUnderAMalformedFlood) {
                 static_cast<unsigned long long>(total), flood.max_rss_kib, quiet.max_rss_kib, flood.err.c_str());
     EXPECT_GE(rate, 20000.0);
     EXPECT_EQ(slurp(dir.path / "flood.csv"), slurp(dir.path / "quiet.csv")) << "the pose stream changed";
-    EXPECT_LE(flood.max_rss_kib, quiet.max_rss_kib + 2048);
+    if (!kSanitized) {
+        EXPECT_LE(flood.max_rss_kib, quiet.max_rss_kib + 2048);
+    }
     // Every datagram sent is read and counted as malformed or counted as dropped by the kernel
     // (receive buffer full between two frames), but for those still queued when the command
     // exits (at most a frame's worth).
@@ -250,5 +261,7 @@ TEST(PuppetryFlood, ViewSurvivesAMalformedFlood) {
     EXPECT_GE(total + dropped, flood.sent * 9 / 10) << flood.err;
     EXPECT_GT(total, 0u);
     EXPECT_EQ(by_reason, total) << flood.err;
-    EXPECT_LE(flood.max_rss_kib, quiet.max_rss_kib + 2048);
+    if (!kSanitized) {
+        EXPECT_LE(flood.max_rss_kib, quiet.max_rss_kib + 2048);
+    }
 }
