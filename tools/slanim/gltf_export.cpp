@@ -450,7 +450,8 @@ Result<std::vector<std::uint8_t>> encode_gltf_animation(const GltfAnimationExpor
     extras["ease_out"] = Value(double{motion.ease_out});
     extras["hand_pose"] = Value(static_cast<int>(motion.hand_pose));
     extras["emote"] = Value(motion.emote_name);
-    extras["joint_priorities"] = Value(std::move(joint_priorities));
+    // Empty arrays and objects are left out (tinygltf writes them as null).
+    if (!joint_priorities.empty()) extras["joint_priorities"] = Value(std::move(joint_priorities));
     Value::Array constraints;
     for (const MotionConstraint& c : motion.constraints) {
         Value::Object o;
@@ -467,10 +468,10 @@ Result<std::vector<std::uint8_t>> encode_gltf_animation(const GltfAnimationExpor
         o["ease_out_stop"] = Value(double{c.ease_out_stop});
         constraints.push_back(Value(std::move(o)));
     }
-    extras["constraints"] = Value(std::move(constraints));
+    if (!constraints.empty()) extras["constraints"] = Value(std::move(constraints));
     Value::Array skipped;
     for (const std::string& s : rep.skipped_joints) skipped.push_back(Value(s));
-    extras["skipped_joints"] = Value(std::move(skipped));
+    if (!skipped.empty()) extras["skipped_joints"] = Value(std::move(skipped));
     if (!anim.channels.empty()) {
         anim.extras = Value(std::move(extras));
         m.animations.push_back(std::move(anim));
