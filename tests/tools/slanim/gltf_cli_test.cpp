@@ -416,6 +416,15 @@ TEST(GltfCli, BadInputFailsCleanlyWithoutAnOutputFile) {
         EXPECT_FALSE(fs::exists(out));
         fs::remove_all(t.path / "char");
     }
+    // An output whose folder is a file cannot be written, even by root.
+    {
+        std::ofstream(t / "file") << "x";
+        const auto r = run_slanim({"convert", w, "-o", t / "file/out.glb", "--no-mesh"});
+        EXPECT_EQ(r.code, 1) << r.err;
+        EXPECT_NE(r.err.find("file/out.glb"), std::string::npos) << r.err;
+        fs::remove(t / "file");
+        for (const auto& e : fs::directory_iterator(t.path)) ADD_FAILURE() << "left behind: " << e.path();
+    }
     // An unwritable output keeps the old file untouched.
     {
         std::ofstream(out) << "old";
