@@ -15,6 +15,7 @@ PACKAGES=(
   libtinygltf-dev                     # slanim play --mesh-out (glTF)
   libtbb-dev                          # parallel phases of the runtime (oneTBB)
   python3                             # scripts/fuzz_corpus_keep.py
+  nodejs npm                          # the Khronos glTF validator of the glTF tests (tests/tools/gltf)
 )
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -26,4 +27,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 else
   echo "setup: all packages present"
+fi
+# The glTF tests validate slanim's glTF output with the Khronos validator (npm gltf-validator,
+# pinned in tests/tools/gltf/package-lock.json; node_modules/ is not committed).
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+if command -v npm >/dev/null 2>&1; then
+  echo "setup: npm ci --prefix tests/tools/gltf"
+  npm ci --prefix "$ROOT/tests/tools/gltf" --no-audit --no-fund
+else
+  echo "setup: npm not found: the glTF validator tests will be skipped"
 fi

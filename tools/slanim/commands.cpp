@@ -27,6 +27,7 @@
 #include "describe_appearance.hpp"
 #include "edit_command.hpp"
 #include "gfx_commands.hpp"
+#include "gltf_export.hpp"
 #include "ik_command.hpp"
 #include "loading.hpp"
 #include "mesh_export.hpp"
@@ -492,9 +493,9 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
 
     std::string in, output;
     bool force = false;
-    auto* convert = app.add_subcommand("convert", "Read and rewrite a motion, or convert between .anim, .bvh, .bvj and poser .xml");
+    auto* convert = app.add_subcommand("convert", "Read and rewrite a motion, convert between .anim, .bvh, .bvj and poser .xml, or export .anim to glTF (.glb/.gltf)");
     convert->add_option("IN", in, "Input .anim, .bvh (imported like the viewer's uploader), .bvj, or a Firestorm poser .xml")->required();
-    convert->add_option("-o,--output", output, "Output .anim, .bvh (+ .bvh.json sidecar) or .bvj")->required();
+    convert->add_option("-o,--output", output, "Output .anim, .bvh (+ .bvh.json sidecar), .bvj, or .glb/.gltf (skeleton, skinned avatar mesh and the animation)")->required();
     convert->add_flag("--force", force, "Allow the output to be the input");
     BvhImportOptions bvh_opt;
     int bvh_priority = -1, bvh_hand = -1;
@@ -523,6 +524,14 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     convert->add_option("--bvj-form", formats.bvj_form, "To BVJ: keyframes (default, every key kept) or motion (sampled)")
         ->check(CLI::IsMember({"keyframes", "motion"}));
     convert->add_flag("--all-frames", bvh_opt.keep_all_frames, "BVH: keep every frame (no key reduction)");
+    GltfConvertOptions gltf_opt;
+    std::string gltf_animation;
+    convert->add_option("--character", gltf_opt.character,
+                        "To glTF: viewer character folder (skeleton and avatar mesh; default: the embedded skeleton, no mesh)");
+    convert->add_option("--wearable", gltf_opt.wearables,
+                        "To glTF: LLWearable files shaping the avatar mesh (shape, skin, hair, eyes); needs --character");
+    convert->add_flag("--no-mesh", gltf_opt.no_mesh, "To glTF: the skeleton and the animation only");
+    convert->add_option("--animation", gltf_animation, "From glTF: the animation to read, by name or index (not implemented yet)");
 
     PlayOptions po;
     double duration = -1.0, stop_at = -1.0;
@@ -591,6 +600,34 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
             if (importer == "linden-legacy") bvh_opt.importer = BvhImporter::LindenLegacy;
             if (pelvis_origin == "first-frame") bvh_opt.legacy_pelvis_origin = LegacyPelvisOrigin::FirstFrame;
             bvh_opt.legacy_pelvis_offset = quat_from_axis_angle(static_cast<float>(hip_turn * 3.14159265358979 / 180.0), {0.f, 0.f, 1.f});
+            const auto gltf_path = [](const std::string& p) {
+                const auto f = mesh_format_for_path(p);
+                return f && *f != MeshFormat::Obj;
+            };
+            if (gltf_path(in)) {
+                err << "slanim convert: " << in << ": reading glTF (.glb/.gltf → .anim) is not implemented yet\n";
+                return 2;
+            }
+            if (!gltf_animation.empty()) {
+                err << "slanim convert: --animation picks the animation of a glTF input; " << in
+                    << " is not one\n";
+                return 2;
+            }
+            if (gltf_path(output)) {
+                if (!force && std::filesystem::exists(output) &&
+                    std::filesystem::weakly_canonical(in) == std::filesystem::weakly_canonical(output)) {
+                    err << "slanim convert: refusing to overwrite the input " << in << " (use --force)\n";
+                    return 2;
+                }
+                gltf_opt.input = in;
+                gltf_opt.output = output;
+                return convert_anim_to_gltf(err, gltf_opt);
+            }
+            if (!gltf_opt.character.empty() || !gltf_opt.wearables.empty() || gltf_opt.no_mesh) {
+                err << "slanim convert: --character, --wearable and --no-mesh are for a glTF output (.glb or .gltf); "
+                    << output << " is not one\n";
+                return 2;
+            }
             return cmd_convert(c, in, output, force, bvh_opt, formats);
         }
         if (*play) {

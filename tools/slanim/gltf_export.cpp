@@ -1,0 +1,579 @@
+// SPDX-License-Identifier: MIT
+#include "gltf_export.hpp"
+
+#include <fmt/format.h>
+#include <tiny_gltf.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <sstream>
+
+#include "appearance_loading.hpp"
+#include "loading.hpp"
+#include "slanim/core/local_to_model.hpp"
+#include "slanim/formats/io.hpp"
+#include "slanim/runtime/world.hpp"
+#include "slanim/core/skinning.hpp"
+#include "slanim/runtime/appearance.hpp"
+
+namespace slanim::cli {
+
+namespace {
+
+using tinygltf::Value;
+
+/// Appends `bytes` to buffer 0 (padded to 4 bytes first) as a tightly packed buffer view with an
+/// accessor over it. `target` 0: none (animation data, inverse bind matrices).
+int add_accessor(tinygltf::Model& m, const void* data, std::size_t bytes, std::size_t count, int type, int component,
+                 int target) {
+    std::vector<unsigned char>& buf = m.buffers[0].data;
+    while (buf.size() % 4 != 0) buf.push_back(0);
+    tinygltf::BufferView view;
+    view.buffer = 0;
+    view.byteOffset = buf.size();
+    view.byteLength = bytes;
+    if (target != 0) view.target = target;
+    const auto* b = static_cast<const unsigned char*>(data);
+    buf.insert(buf.end(), b, b + bytes);
+    m.bufferViews.push_back(std::move(view));
+    tinygltf::Accessor acc;
+    acc.bufferView = static_cast<int>(m.bufferViews.size()) - 1;
+    acc.byteOffset = 0;
+    acc.componentType = component;
+    acc.count = count;
+    acc.type = type;
+    m.accessors.push_back(std::move(acc));
+    return static_cast<int>(m.accessors.size()) - 1;
+}
+
+/// min/max per component of `count` tuples of `n` floats.
+void set_min_max(tinygltf::Accessor& acc, const float* data, std::size_t count, std::size_t n) {
+    acc.minValues.assign(n, std::numeric_limits<double>::infinity());
+    acc.maxValues.assign(n, -std::numeric_limits<double>::infinity());
+    for (std::size_t i = 0; i < count; ++i) {
+        for (std::size_t k = 0; k < n; ++k) {
+            const double v = data[i * n + k];
+            acc.minValues[k] = std::min(acc.minValues[k], v);
+            acc.maxValues[k] = std::max(acc.maxValues[k], v);
+        }
+    }
+}
+
+Value vec_value(Vec3 v) { return Value(Value::Array{Value(double{v.x}), Value(double{v.y}), Value(double{v.z})}); }
+
+/// Normalises in double; a zero or non-finite quaternion is an error (nullopt).
+std::optional<Quat> unit(Quat q) {
+    const double n = std::sqrt(double{q.x} * q.x + double{q.y} * q.y + double{q.z} * q.z + double{q.w} * q.w);
+    if (!std::isfinite(n) || n < 1e-12) return std::nullopt;
+    return Quat{static_cast<float>(q.x / n), static_cast<float>(q.y / n), static_cast<float>(q.z / n),
+                static_cast<float>(q.w / n)};
+}
+
+Vec3 unit_normal(Vec3 v) {
+    const double n = std::sqrt(double{v.x} * v.x + double{v.y} * v.y + double{v.z} * v.z);
+    if (!std::isfinite(n) || n < 1e-12) return {0.f, 0.f, 1.f};
+    return {static_cast<float>(v.x / n), static_cast<float>(v.y / n), static_cast<float>(v.z / n)};
+}
+
+/// Column-major glTF matrix of the inverse of T(p) · R(q) (glTF axes, unit q).
+std::array<float, 16> inverse_bind(Vec3 p, Quat q) {
+    const double x = q.x, y = q.y, z = q.z, w = q.w;
+    // Rotation matrix R (row r, column c).
+    const double r[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)},
+                            {2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)},
+                            {2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)}};
+    const double t[3] = {p.x, p.y, p.z};
+    std::array<float, 16> m{};
+    // Inverse: rotation Rᵀ, translation −Rᵀ·p. Element (row i, column j) at j·4 + i.
+    for (int i = 0; i < 3; ++i) {
+        double tr = 0.0;
+        for (int j = 0; j < 3; ++j) {
+            m[static_cast<std::size_t>(j * 4 + i)] = static_cast<float>(r[j][i]);
+            tr -= r[j][i] * t[j];
+        }
+        m[static_cast<std::size_t>(12 + i)] = static_cast<float>(tr);
+    }
+    m[15] = 1.f;
+    return m;
+}
+
+const char* kind_name(JointKind k) {
+    switch (k) {
+        case JointKind::Bone: return "bone";
+        case JointKind::CollisionVolume: return "collision_volume";
+        case JointKind::AttachmentPoint: return "attachment_point";
+    }
+    return "bone";
+}
+
+}  // namespace
+
+GltfJointMap make_gltf_joint_map(const Skeleton& skeleton) {
+    GltfJointMap map;
+    map.joint_of_skeleton.assign(static_cast<std::size_t>(skeleton.num_joints()), -1);
+    map.skeleton_of_joint.push_back(-1);  // mRoot
+    for (int j = 0; j < skeleton.num_joints(); ++j) {
+        const int p = skeleton.parent(j);
+        const bool hud = skeleton.kind(j) == JointKind::AttachmentPoint && skeleton.desc(j).hud;
+        // A child of a left-out joint is left out too (parents come before children).
+        if (hud || (p >= 0 && map.joint_of_skeleton[static_cast<std::size_t>(p)] < 0)) continue;
+        map.joint_of_skeleton[static_cast<std::size_t>(j)] = static_cast<int>(map.skeleton_of_joint.size());
+        map.skeleton_of_joint.push_back(j);
+    }
+    return map;
+}
+
+Result<std::vector<GltfSkinnedMesh>> gltf_skinned_meshes(const Appearance& appearance,
+                                                         const SkinnedMeshSnapshot& snapshot,
+                                                         const GltfJointMap& map) {
+    std::vector<GltfSkinnedMesh> out;
+    const auto skinned = appearance.skinned();
+    const auto meshes = snapshot.meshes();
+    if (skinned.size() != meshes.size()) return Error{"glTF: the mesh snapshot does not belong to the appearance"};
+    for (std::size_t k = 0; k < skinned.size(); ++k) {
+        const SkinnedMesh& sm = skinned[k];
+        const AppearanceMesh& src = appearance.model().meshes()[static_cast<std::size_t>(sm.mesh)];
+        const auto& entries = sm.joints.entries;
+        if (entries.empty()) return Error{fmt::format("glTF: mesh {}: no skin joints", src.type)};
+        std::vector<int> node_of_entry(entries.size());
+        for (std::size_t e = 0; e < entries.size(); ++e) {
+            const int j = entries[e].joint;
+            node_of_entry[e] = j < 0 ? 0 : map.joint(j);
+            if (node_of_entry[e] < 0)
+                return Error{fmt::format("glTF: mesh {}: skin joint {} has no glTF joint", src.type,
+                                         sm.joints.names[e])};
+        }
+        GltfSkinnedMesh g;
+        g.mesh = meshes[k];
+        for (Vec3& n : g.mesh.normals) n = unit_normal(n);
+        const std::size_t nv = g.mesh.positions.size();
+        g.joints.assign(nv, {0, 0, 0, 0});
+        g.weights.assign(nv, {0.f, 0.f, 0.f, 0.f});
+        const std::size_t last = entries.size() - 1;
+        for (std::size_t v = 0; v < nv; ++v) {
+            if (src.weights.empty()) {  // rigid: the one joint
+                g.joints[v][0] = static_cast<std::uint16_t>(node_of_entry[0]);
+                g.weights[v][0] = 1.f;
+                continue;
+            }
+            const float w = src.weights[v];
+            if (!std::isfinite(w) || w < 0.f)
+                return Error{fmt::format("glTF: mesh {}: vertex {}: skin weight {} is not a finite value ≥ 0",
+                                         src.type, v, w)};
+            const std::size_t i = std::min(static_cast<std::size_t>(std::floor(w)), last);
+            const double f = i == last ? 0.0 : static_cast<double>(w) - std::floor(static_cast<double>(w));
+            const int a = node_of_entry[i], b = node_of_entry[std::min(i + 1, last)];
+            double wa = 1.0 - f, wb = f;
+            if (a == b) wa += wb, wb = 0.0;
+            const double sum = wa + wb;
+            wa /= sum;
+            wb /= sum;
+            // The larger weight first; a zero weight leaves its slot unused (joint 0, weight 0).
+            if (wb > wa) {
+                g.joints[v][0] = static_cast<std::uint16_t>(b);
+                g.weights[v][0] = static_cast<float>(wb);
+                g.joints[v][1] = static_cast<std::uint16_t>(a);
+                g.weights[v][1] = static_cast<float>(wa);
+            } else {
+                g.joints[v][0] = static_cast<std::uint16_t>(a);
+                g.weights[v][0] = static_cast<float>(wa);
+                if (wb > 0.0) {
+                    g.joints[v][1] = static_cast<std::uint16_t>(b);
+                    g.weights[v][1] = static_cast<float>(wb);
+                }
+            }
+            if (g.weights[v][1] == 0.f) g.joints[v][1] = 0;
+        }
+        out.push_back(std::move(g));
+    }
+    return out;
+}
+
+Result<std::vector<std::uint8_t>> encode_gltf_animation(const GltfAnimationExport& in, MeshFormat format,
+                                                        GltfExportReport* report) {
+    if (format == MeshFormat::Obj) return Error{"glTF: the format must be gltf or glb"};
+    if (in.skeleton == nullptr || in.motion == nullptr) return Error{"glTF: no skeleton or no motion"};
+    const Skeleton& sk = *in.skeleton;
+    const Motion& motion = *in.motion;
+    const auto nj = static_cast<std::size_t>(sk.num_joints());
+    if (in.rest_positions.size() != nj || in.rest_rotations.size() != nj || in.rest_scales.size() != nj)
+        return Error{fmt::format("glTF: the rest pose has {} positions, {} rotations, {} scales for {} joints",
+                                 in.rest_positions.size(), in.rest_rotations.size(), in.rest_scales.size(), nj)};
+    GltfExportReport rep;
+    const GltfJointMap map = make_gltf_joint_map(sk);
+    const auto parent_scale = [&](int j) {
+        const int p = sk.parent(j);
+        return p < 0 ? Vec3{1.f, 1.f, 1.f} : in.rest_scales[static_cast<std::size_t>(p)];
+    };
+
+    // Model transforms of the rest pose (avatar-root frame, SL axes).
+    std::vector<Vec3> model_pos(nj);
+    std::vector<Quat> model_rot(nj);
+    LocalToModelJob l2m;
+    l2m.skeleton = &sk;
+    l2m.local_positions = in.rest_positions;
+    l2m.local_rotations = in.rest_rotations;
+    l2m.local_scales = in.rest_scales;
+    l2m.model_positions = model_pos;
+    l2m.model_rotations = model_rot;
+    if (!l2m.run()) return Error{"glTF: the rest pose does not fit the skeleton (LocalToModelJob)"};
+
+    tinygltf::Model m;
+    m.asset.version = "2.0";
+    m.asset.generator = "slanim";
+    if (!in.comment.empty()) {
+        Value::Object extras;
+        extras["comment"] = Value(in.comment);
+        m.asset.extras = Value(std::move(extras));
+    }
+    m.buffers.resize(1);
+
+    // Joint nodes: node index = glTF joint index.
+    const std::size_t num_gltf_joints = map.skeleton_of_joint.size();
+    std::vector<float> ibm;
+    ibm.reserve(num_gltf_joints * 16);
+    for (std::size_t g = 0; g < num_gltf_joints; ++g) {
+        const int j = map.skeleton_of_joint[g];
+        tinygltf::Node node;
+        Vec3 model_p{};
+        Quat model_q = Quat::identity();
+        if (j < 0) {
+            node.name = "mRoot";
+        } else {
+            const auto ju = static_cast<std::size_t>(j);
+            node.name = sk.name(j);
+            const Vec3 t = sl_to_gltf(scaled(in.rest_positions[ju], parent_scale(j)));
+            const auto q = unit(in.rest_rotations[ju]);
+            if (!is_finite(t) || !q) return Error{fmt::format("glTF: joint {}: the rest pose is not finite", node.name)};
+            if (t.x != 0.f || t.y != 0.f || t.z != 0.f) node.translation = {t.x, t.y, t.z};
+            const Quat r = sl_to_gltf(*q);
+            if (r.x != 0.f || r.y != 0.f || r.z != 0.f || r.w != 1.f) node.rotation = {r.x, r.y, r.z, r.w};
+            model_p = sl_to_gltf(model_pos[ju]);
+            const auto mq = unit(model_rot[ju]);
+            if (!is_finite(model_p) || !mq)
+                return Error{fmt::format("glTF: joint {}: the rest model transform is not finite", node.name)};
+            model_q = sl_to_gltf(*mq);
+            if (sk.kind(j) != JointKind::Bone) {
+                Value::Object extras;
+                extras["kind"] = Value(std::string(kind_name(sk.kind(j))));
+                if (sk.kind(j) == JointKind::CollisionVolume)
+                    extras["scale"] = vec_value(sl_to_gltf(in.rest_scales[ju]));
+                else
+                    extras["attachment_id"] = Value(sk.desc(j).attachment_id);
+                node.extras = Value(std::move(extras));
+            }
+            const int pg = map.joint(sk.parent(j));
+            m.nodes[static_cast<std::size_t>(pg)].children.push_back(static_cast<int>(g));
+        }
+        const auto b = inverse_bind(model_p, model_q);
+        ibm.insert(ibm.end(), b.begin(), b.end());
+        m.nodes.push_back(std::move(node));
+    }
+    tinygltf::Skin skin;
+    skin.name = "SL avatar skeleton";
+    skin.skeleton = 0;
+    for (std::size_t g = 0; g < num_gltf_joints; ++g) skin.joints.push_back(static_cast<int>(g));
+    skin.inverseBindMatrices = add_accessor(m, ibm.data(), ibm.size() * sizeof(float), num_gltf_joints,
+                                            TINYGLTF_TYPE_MAT4, TINYGLTF_COMPONENT_TYPE_FLOAT, 0);
+    m.skins.push_back(std::move(skin));
+
+    tinygltf::Scene scene;
+    scene.name = "slanim";
+    scene.nodes = {0};
+
+    // Meshes (glTF axes), each node at the scene root with the skin.
+    std::vector<float> pos, nrm, uv;
+    std::vector<std::uint32_t> indices;
+    for (const GltfSkinnedMesh& gm : in.meshes) {
+        const ExportMesh& em = gm.mesh;
+        const std::size_t n = em.positions.size();
+        if (n == 0 || em.faces.empty()) continue;  // a glTF mesh needs a primitive with data
+        if (gm.joints.size() != n || gm.weights.size() != n)
+            return Error{fmt::format("glTF: mesh {}: {} vertices but {} joint and {} weight tuples", em.name, n,
+                                     gm.joints.size(), gm.weights.size())};
+        if (n > std::numeric_limits<std::uint32_t>::max())
+            return Error{fmt::format("glTF: mesh {}: too many vertices for 32-bit indices", em.name)};
+        tinygltf::Primitive prim;
+        prim.mode = TINYGLTF_MODE_TRIANGLES;
+        pos.resize(3 * n);
+        for (std::size_t i = 0; i < n; ++i) {
+            const Vec3 p = sl_to_gltf(em.positions[i]);
+            if (!is_finite(p)) return Error{fmt::format("glTF: mesh {}: vertex {} is not finite", em.name, i)};
+            pos[3 * i] = p.x, pos[3 * i + 1] = p.y, pos[3 * i + 2] = p.z;
+        }
+        const int pa = add_accessor(m, pos.data(), pos.size() * sizeof(float), n, TINYGLTF_TYPE_VEC3,
+                                    TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TARGET_ARRAY_BUFFER);
+        set_min_max(m.accessors[static_cast<std::size_t>(pa)], pos.data(), n, 3);
+        prim.attributes["POSITION"] = pa;
+        if (em.normals.size() == n) {
+            nrm.resize(3 * n);
+            for (std::size_t i = 0; i < n; ++i) {
+                const Vec3 v = sl_to_gltf(unit_normal(em.normals[i]));
+                nrm[3 * i] = v.x, nrm[3 * i + 1] = v.y, nrm[3 * i + 2] = v.z;
+            }
+            prim.attributes["NORMAL"] = add_accessor(m, nrm.data(), nrm.size() * sizeof(float), n, TINYGLTF_TYPE_VEC3,
+                                                     TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TARGET_ARRAY_BUFFER);
+        }
+        if (em.texcoords.size() == n) {
+            uv.resize(2 * n);
+            for (std::size_t i = 0; i < n; ++i) {  // glTF puts the UV origin at the top left
+                uv[2 * i] = em.texcoords[i].x;
+                uv[2 * i + 1] = 1.f - em.texcoords[i].y;
+            }
+            prim.attributes["TEXCOORD_0"] = add_accessor(m, uv.data(), uv.size() * sizeof(float), n,
+                                                         TINYGLTF_TYPE_VEC2, TINYGLTF_COMPONENT_TYPE_FLOAT,
+                                                         TINYGLTF_TARGET_ARRAY_BUFFER);
+        }
+        for (const auto& jt : gm.joints)
+            for (std::uint16_t j : jt)
+                if (j >= num_gltf_joints)
+                    return Error{fmt::format("glTF: mesh {}: joint index {} out of range ({} joints)", em.name, j,
+                                             num_gltf_joints)};
+        prim.attributes["JOINTS_0"] = add_accessor(m, gm.joints.data(), n * sizeof(gm.joints[0]), n, TINYGLTF_TYPE_VEC4,
+                                                   TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT, TINYGLTF_TARGET_ARRAY_BUFFER);
+        prim.attributes["WEIGHTS_0"] = add_accessor(m, gm.weights.data(), n * sizeof(gm.weights[0]), n,
+                                                    TINYGLTF_TYPE_VEC4, TINYGLTF_COMPONENT_TYPE_FLOAT,
+                                                    TINYGLTF_TARGET_ARRAY_BUFFER);
+        indices.clear();
+        for (const auto& f : em.faces) {
+            for (std::uint32_t v : f) {
+                if (v >= n) return Error{fmt::format("glTF: mesh {}: face index {} out of range ({} vertices)", em.name, v, n)};
+                indices.push_back(v);
+            }
+        }
+        prim.indices = add_accessor(m, indices.data(), indices.size() * sizeof(std::uint32_t), indices.size(),
+                                    TINYGLTF_TYPE_SCALAR, TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT,
+                                    TINYGLTF_TARGET_ELEMENT_ARRAY_BUFFER);
+        tinygltf::Mesh mesh;
+        mesh.name = em.name;
+        mesh.primitives.push_back(std::move(prim));
+        m.meshes.push_back(std::move(mesh));
+        tinygltf::Node node;
+        node.name = em.name;
+        node.mesh = static_cast<int>(m.meshes.size()) - 1;
+        node.skin = 0;
+        m.nodes.push_back(std::move(node));
+        scene.nodes.push_back(static_cast<int>(m.nodes.size()) - 1);
+        ++rep.meshes;
+    }
+
+    // The animation.
+    tinygltf::Animation anim;
+    anim.name = in.animation_name;
+    std::vector<bool> seen(num_gltf_joints, false);
+    std::vector<float> times, values;
+    const auto add_sampler = [&](int input, int output, int node, const char* path) {
+        tinygltf::AnimationSampler s;
+        s.input = input;
+        s.output = output;
+        s.interpolation = "LINEAR";
+        anim.samplers.push_back(std::move(s));
+        tinygltf::AnimationChannel c;
+        c.sampler = static_cast<int>(anim.samplers.size()) - 1;
+        c.target_node = node;
+        c.target_path = path;
+        anim.channels.push_back(std::move(c));
+    };
+    const auto add_times = [&](const std::string& joint) -> Result<int> {
+        for (std::size_t i = 0; i < times.size(); ++i) {
+            if (!std::isfinite(times[i]) || times[i] < 0.f || (i > 0 && !(times[i] > times[i - 1])))
+                return Error{fmt::format("glTF: joint {}: key times must be finite, ≥ 0 and increasing (key {}: {})",
+                                         joint, i, times[i])};
+        }
+        const int a = add_accessor(m, times.data(), times.size() * sizeof(float), times.size(), TINYGLTF_TYPE_SCALAR,
+                                   TINYGLTF_COMPONENT_TYPE_FLOAT, 0);
+        set_min_max(m.accessors[static_cast<std::size_t>(a)], times.data(), times.size(), 1);
+        return a;
+    };
+    Value::Object joint_priorities;
+    for (const MotionJoint& mj : motion.joints) {
+        if (mj.priority >= 0) joint_priorities[mj.name] = Value(mj.priority);
+        const int g = mj.joint >= 0 && mj.joint < sk.num_joints() ? map.joint(mj.joint) : -1;
+        if (g < 0 || seen[static_cast<std::size_t>(g)]) {
+            if (!mj.rot_keys.empty() || !mj.pos_keys.empty()) rep.skipped_joints.push_back(mj.name);
+            continue;
+        }
+        if (mj.rot_keys.empty() && mj.pos_keys.empty()) continue;
+        seen[static_cast<std::size_t>(g)] = true;
+        if (!mj.rot_keys.empty()) {
+            times.clear();
+            values.clear();
+            for (const RotKey& k : mj.rot_keys) {
+                const auto q = unit(k.value);
+                if (!q) return Error{fmt::format("glTF: joint {}: rotation key at {} s is not a finite non-zero quaternion", mj.name, k.time)};
+                const Quat r = sl_to_gltf(*q);
+                times.push_back(k.time);
+                values.insert(values.end(), {r.x, r.y, r.z, r.w});
+            }
+            auto ta = add_times(mj.name);
+            if (!ta) return ta.error();
+            const int va = add_accessor(m, values.data(), values.size() * sizeof(float), times.size(), TINYGLTF_TYPE_VEC4,
+                                        TINYGLTF_COMPONENT_TYPE_FLOAT, 0);
+            add_sampler(*ta, va, g, "rotation");
+            ++rep.rotation_channels;
+        }
+        if (!mj.pos_keys.empty()) {
+            times.clear();
+            values.clear();
+            const Vec3 ps = parent_scale(mj.joint);
+            for (const PosKey& k : mj.pos_keys) {
+                const Vec3 p = sl_to_gltf(scaled(k.value, ps));
+                if (!is_finite(p)) return Error{fmt::format("glTF: joint {}: position key at {} s is not finite", mj.name, k.time)};
+                times.push_back(k.time);
+                values.insert(values.end(), {p.x, p.y, p.z});
+            }
+            auto ta = add_times(mj.name);
+            if (!ta) return ta.error();
+            const int va = add_accessor(m, values.data(), values.size() * sizeof(float), times.size(), TINYGLTF_TYPE_VEC3,
+                                        TINYGLTF_COMPONENT_TYPE_FLOAT, 0);
+            add_sampler(*ta, va, g, "translation");
+            ++rep.translation_channels;
+        }
+    }
+
+    // The header: extras.
+    Value::Object extras;
+    extras["format"] = Value(std::string("slanim-anim"));
+    extras["version"] = Value(kGltfExtrasVersion);
+    extras["duration"] = Value(double{motion.duration});
+    extras["priority"] = Value(motion.base_priority);
+    extras["max_priority"] = Value(motion.max_priority);
+    extras["loop"] = Value(motion.loop);
+    extras["loop_in"] = Value(double{motion.loop_in});
+    extras["loop_out"] = Value(double{motion.loop_out});
+    extras["ease_in"] = Value(double{motion.ease_in});
+    extras["ease_out"] = Value(double{motion.ease_out});
+    extras["hand_pose"] = Value(static_cast<int>(motion.hand_pose));
+    extras["emote"] = Value(motion.emote_name);
+    // Empty arrays and objects are left out (tinygltf writes them as null).
+    if (!joint_priorities.empty()) extras["joint_priorities"] = Value(std::move(joint_priorities));
+    Value::Array constraints;
+    for (const MotionConstraint& c : motion.constraints) {
+        Value::Object o;
+        o["chain_length"] = Value(c.chain_length);
+        o["type"] = Value(std::string(c.type == ConstraintType::Plane ? "plane" : "point"));
+        o["source_volume"] = Value(c.source_volume);
+        o["source_offset"] = vec_value(c.source_offset);
+        o["target_volume"] = Value(c.target_ground ? std::string("GROUND") : c.target_volume);
+        o["target_offset"] = vec_value(c.target_offset);
+        o["target_dir"] = vec_value(c.target_dir);
+        o["ease_in_start"] = Value(double{c.ease_in_start});
+        o["ease_in_stop"] = Value(double{c.ease_in_stop});
+        o["ease_out_start"] = Value(double{c.ease_out_start});
+        o["ease_out_stop"] = Value(double{c.ease_out_stop});
+        constraints.push_back(Value(std::move(o)));
+    }
+    if (!constraints.empty()) extras["constraints"] = Value(std::move(constraints));
+    Value::Array skipped;
+    for (const std::string& s : rep.skipped_joints) skipped.push_back(Value(s));
+    if (!skipped.empty()) extras["skipped_joints"] = Value(std::move(skipped));
+    if (!anim.channels.empty()) {
+        anim.extras = Value(std::move(extras));
+        m.animations.push_back(std::move(anim));
+    } else {
+        scene.extras = Value(std::move(extras));  // glTF animations need at least one channel
+    }
+
+    m.scenes.push_back(std::move(scene));
+    m.defaultScene = 0;
+
+    rep.nodes = static_cast<int>(m.nodes.size());
+    rep.joints = static_cast<int>(num_gltf_joints);
+    std::ostringstream os(std::ios::out | std::ios::binary);
+    tinygltf::TinyGLTF gltf;
+    if (!gltf.WriteGltfSceneToStream(&m, os, format == MeshFormat::Gltf, format == MeshFormat::Glb))
+        return Error{"glTF: cannot serialise the asset"};
+    if (report) *report = std::move(rep);
+    const std::string s = std::move(os).str();
+    return std::vector<std::uint8_t>(s.begin(), s.end());
+}
+
+
+int convert_anim_to_gltf(std::ostream& err, const GltfConvertOptions& o) {
+    const auto usage = [&](const std::string& msg) {
+        err << "slanim convert: " << msg << "\n";
+        return 2;
+    };
+    const auto fail = [&](const std::string& msg) {
+        err << "slanim convert: " << msg << "\n";
+        return 1;
+    };
+    const auto format = mesh_format_for_path(o.output);
+    if (!format || *format == MeshFormat::Obj)
+        return usage(fmt::format("{}: a glTF output must end in .glb or .gltf", o.output));
+    const auto in_format = mesh_format_for_path(o.input);
+    if (in_format && *in_format != MeshFormat::Obj)
+        return usage(fmt::format("{}: glTF → glTF is not a conversion; give an .anim input", o.input));
+    if (!o.wearables.empty() && o.character.empty())
+        return usage("--wearable needs --character DIR (the wearables shape the avatar mesh of that folder)");
+    if (!o.wearables.empty() && o.no_mesh)
+        return usage("--wearable shapes the avatar mesh: it cannot be combined with --no-mesh");
+
+    auto skel = pick_skeleton(o.character);
+    if (!skel) return fail(skel.error().describe());
+    auto loaded = load(o.input, **skel);
+    if (!loaded) return fail(loaded.error().message);
+    const Motion& motion = loaded->motion;
+
+    std::vector<Vec3> rest_p((*skel)->rest_positions().begin(), (*skel)->rest_positions().end());
+    std::vector<Quat> rest_q((*skel)->rest_rotations().begin(), (*skel)->rest_rotations().end());
+    std::vector<Vec3> rest_s((*skel)->rest_scales().begin(), (*skel)->rest_scales().end());
+    std::vector<GltfSkinnedMesh> meshes;
+    std::optional<LoadedAppearance> la;  // outlives `meshes` (their faces point into its model)
+    if (!o.no_mesh && o.character.empty()) {
+        err << "slanim convert: no --character DIR: writing the skeleton and the animation only (the "
+               "avatar mesh comes from a character folder; --no-mesh silences this note)\n";
+    } else if (!o.no_mesh) {
+        auto loaded_appearance = load_cli_appearance(o.character, *skel, o.wearables, /*skin=*/true);
+        if (!loaded_appearance) return fail(loaded_appearance.error().describe());
+        la = std::move(*loaded_appearance);
+        for (const std::string& note : la->notes) err << "slanim convert: --wearable " << note << "\n";
+        // The rest pose of the shaped avatar: one world step with no motion runs the morph
+        // (visual and skeletal params) and skin phases.
+        World world;
+        const Entity avatar = world.create_avatar(*skel);
+        if (!world.set_appearance(avatar, la->appearance))
+            return fail(fmt::format("the appearance of {} does not fit its skeleton", o.character));
+        world.step(0.f);
+        const LocalPose& lp = world.local_pose(avatar);
+        rest_p.assign(lp.positions.begin(), lp.positions.end());
+        rest_q.assign(lp.rotations.begin(), lp.rotations.end());
+        rest_s.assign(lp.scales.begin(), lp.scales.end());
+        SkinnedMeshSnapshot snapshot(*la->appearance);
+        snapshot.capture(*la->appearance);
+        auto gm = gltf_skinned_meshes(*la->appearance, snapshot, make_gltf_joint_map(**skel));
+        if (!gm) return fail(fmt::format("{}: {}", o.character, gm.error().message));
+        meshes = std::move(*gm);
+    }
+
+    GltfAnimationExport ex;
+    ex.skeleton = skel->get();
+    ex.rest_positions = rest_p;
+    ex.rest_rotations = rest_q;
+    ex.rest_scales = rest_s;
+    ex.motion = &motion;
+    ex.animation_name = std::filesystem::path(o.input).stem().string();
+    ex.meshes = meshes;
+    ex.comment = fmt::format("slanim convert {}: SL skeleton ({}), {}", std::filesystem::path(o.input).filename().string(),
+                             o.character.empty() ? "embedded default" : o.character,
+                             meshes.empty() ? "no mesh" : "avatar base mesh skinned to it");
+    GltfExportReport rep;
+    auto bytes = encode_gltf_animation(ex, *format, &rep);
+    if (!bytes) return fail(fmt::format("{}: {}", o.input, bytes.error().message));
+    for (const std::string& j : rep.skipped_joints)
+        err << "slanim convert: " << o.input << ": warning: joint " << j
+            << " is not written (not in the skeleton, a HUD attachment point, or repeated)\n";
+    auto w = write_file_atomic(o.output, *bytes);
+    if (!w) return fail(w.error().message);
+    err << fmt::format("slanim convert: {}: {} joints, {} mesh{}, {} rotation and {} translation channels\n", o.output,
+                       rep.joints, rep.meshes, rep.meshes == 1 ? "" : "es", rep.rotation_channels,
+                       rep.translation_channels);
+    return 0;
+}
+
+}  // namespace slanim::cli
