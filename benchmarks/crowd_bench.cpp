@@ -18,10 +18,12 @@
 //   BM_Blend4x214/slanim — PoseBlender: 4 layers of rotation + position states on every joint
 //        of the 214-joint skeleton (856 add() calls) and blend_and_apply.
 //   BM_LocalToModel214/slanim — LocalToModelJob over 214 joints.
+//   BM_Memcpy256MB — the machine's memory traffic (a 256 MB memcpy), to read the skinned rows.
 // Without ../shared the generated demo motions (runtime/crowd.hpp) replace the real ones and the
 // label says so; skinned cases are skipped.
 #include <benchmark/benchmark.h>
 
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <random>
@@ -206,8 +208,21 @@ void bm_l2m(benchmark::State& state) {
     }
 }
 
+// The machine's memory traffic, for reading the skinned rows: one memcpy of 256 MB (512 MB
+// moved), the streams a 1,000-avatar skin phase reads and writes (~255 MB).
+void bm_memcpy(benchmark::State& state) {
+    const std::size_t n = std::size_t{256} << 20;
+    std::vector<char> a(n, 1), b(n, 2);
+    for (auto _ : state) {
+        std::memcpy(b.data(), a.data(), n);
+        benchmark::ClobberMemory();
+    }
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(2 * n));
+}
+
 }  // namespace
 
+BENCHMARK(bm_memcpy)->Name("BM_Memcpy256MB")->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(bm_crowd)
     ->Name("BM_Crowd")
     ->ArgNames({"avatars", "threads", "skin"})
