@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <tiny_gltf.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -186,7 +187,7 @@ TEST(GltfImport, OptionsOverrideTheExtras) {
     EXPECT_NE(info.out.find("joints not mapped (0): none"), std::string::npos) << info.out;
 }
 
-// STEP samplers are sampled at 30 fps; a joint whose rest rotation differs from SL's is retargeted;
+// STEP and CUBICSPLINE samplers are sampled at 30 fps; a joint whose rest rotation differs from SL's is retargeted;
 // unknown joints fail unless --skip-unknown; info lists them.
 TEST(GltfImport, StepSamplingRetargetingAndUnknownJoints) {
     const fs::path walk = kShared / "anims" / "linden" / "WALK.anim";
@@ -224,6 +225,61 @@ TEST(GltfImport, StepSamplingRetargetingAndUnknownJoints) {
             while (i + 1 < a->rot_keys.size() && a->rot_keys[i + 1].time <= k.time + 1e-4f) ++i;
             EXPECT_NEAR(k.value.x, a->rot_keys[i].value.x, 1e-4f) << name << " at " << k.time;
             EXPECT_NEAR(k.value.w, a->rot_keys[i].value.w, 1e-4f) << name << " at " << k.time;
+        }
+    }
+    // The first channel becomes CUBICSPLINE with zero tangents: each 1/30 s sample is the
+    // smoothstep blend of its two keys (renormalised).
+    {
+        tinygltf::Model m = read_gltf(t / "w.gltf");
+        auto& anim = m.animations[0];
+        const int node = anim.channels[0].target_node;
+        const std::string name = m.nodes[static_cast<std::size_t>(node)].name;
+        auto& sampler = anim.samplers[static_cast<std::size_t>(anim.channels[0].sampler)];
+        const std::size_t n = m.accessors[static_cast<std::size_t>(sampler.output)].count;
+        const float* v = floats(m, sampler.output);
+        std::vector<float> spline;
+        for (std::size_t k = 0; k < n; ++k) {
+            spline.insert(spline.end(), {0.f, 0.f, 0.f, 0.f});
+            spline.insert(spline.end(), v + 4 * k, v + 4 * k + 4);
+            spline.insert(spline.end(), {0.f, 0.f, 0.f, 0.f});
+        }
+        auto& buf = m.buffers[0].data;
+        while (buf.size() % 4 != 0) buf.push_back(0);
+        tinygltf::BufferView view;
+        view.buffer = 0;
+        view.byteOffset = buf.size();
+        view.byteLength = spline.size() * sizeof(float);
+        const auto* bytes = reinterpret_cast<const unsigned char*>(spline.data());
+        buf.insert(buf.end(), bytes, bytes + view.byteLength);
+        m.bufferViews.push_back(view);
+        tinygltf::Accessor acc;
+        acc.bufferView = static_cast<int>(m.bufferViews.size()) - 1;
+        acc.componentType = TINYGLTF_COMPONENT_TYPE_FLOAT;
+        acc.type = TINYGLTF_TYPE_VEC4;
+        acc.count = 3 * n;
+        m.accessors.push_back(acc);
+        sampler.output = static_cast<int>(m.accessors.size()) - 1;
+        sampler.interpolation = "CUBICSPLINE";
+        write_gltf(m, t / "spline.gltf");
+        const auto r = run_slanim({"convert", t / "spline.gltf", "-o", t / "spline.anim"});
+        ASSERT_EQ(r.code, 0) << r.err;
+        auto out = load_motion(t / "spline.anim", *sk);
+        ASSERT_TRUE(out);
+        const MotionJoint* a = joint_named(*loaded, name);
+        const MotionJoint* b = joint_named(*out, name);
+        ASSERT_TRUE(a && b);
+        EXPECT_GT(b->rot_keys.size(), 2u);
+        for (const RotKey& k : b->rot_keys) {
+            std::size_t i = 0;
+            while (i + 2 < a->rot_keys.size() && a->rot_keys[i + 1].time <= k.time) ++i;
+            const float t0 = a->rot_keys[i].time, t1 = a->rot_keys[i + 1].time;
+            const float u = std::clamp((k.time - t0) / (t1 - t0), 0.f, 1.f), h = u * u * (3.f - 2.f * u);
+            const Quat p = a->rot_keys[i].value, q = a->rot_keys[i + 1].value;
+            Quat e{p.x + h * (q.x - p.x), p.y + h * (q.y - p.y), p.z + h * (q.z - p.z), p.w + h * (q.w - p.w)};
+            const float len = std::sqrt(e.x * e.x + e.y * e.y + e.z * e.z + e.w * e.w);
+            EXPECT_NEAR(k.value.x, e.x / len, 2e-4f) << name << " at " << k.time;
+            EXPECT_NEAR(k.value.y, e.y / len, 2e-4f) << name << " at " << k.time;
+            EXPECT_NEAR(k.value.z, e.z / len, 2e-4f) << name << " at " << k.time;
         }
     }
     // mHead (no animated descendant in WALK) gets a rest rotation R and keys L ⊗ R: the import
