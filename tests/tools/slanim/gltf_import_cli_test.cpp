@@ -316,6 +316,71 @@ TEST(GltfImport, StepSamplingRetargetingAndUnknownJoints) {
             expect_same_keys(j0 ? *j0 : j, j, *o, ref->duration, "retargeted");
         }
     }
+    // A Blender-like armature: every node's bone frame turned by its own C_i (world rests
+    // S_i ⊗ C_i, locals C_p⁻¹ ⊗ R_i ⊗ C_i, translations turned by C_p⁻¹), the motion kept in
+    // world space (keys C_p⁻¹ ⊗ L ⊗ C_i): the retargeting gives back every key.
+    {
+        tinygltf::Model m = read_gltf(t / "w.gltf");
+        std::vector<int> parent(m.nodes.size(), -1);
+        for (std::size_t i = 0; i < m.nodes.size(); ++i)
+            for (int c : m.nodes[i].children) parent[static_cast<std::size_t>(c)] = static_cast<int>(i);
+        std::vector<Quat> c(m.nodes.size());
+        unsigned seed = 12345;
+        const auto rnd = [&] {
+            seed = seed * 1103515245u + 12345u;
+            return static_cast<float>((seed >> 8) & 0xffff) / 65535.f * 2.f - 1.f;
+        };
+        for (Quat& q : c) {
+            const float ax = rnd(), ay = rnd(), az = rnd(), angle = rnd() * 1.0f;
+            const float len = std::sqrt(ax * ax + ay * ay + az * az) + 1e-6f;
+            q = {ax / len * std::sin(angle / 2), ay / len * std::sin(angle / 2), az / len * std::sin(angle / 2),
+                 std::cos(angle / 2)};
+        }
+        const auto cp_inv = [&](std::size_t i) {
+            return parent[i] < 0 ? Quat::identity() : conjugate(c[static_cast<std::size_t>(parent[i])]);
+        };
+        for (std::size_t i = 0; i < m.nodes.size(); ++i) {
+            auto& nd = m.nodes[i];
+            const Quat r = nd.rotation.size() == 4 ? Quat{static_cast<float>(nd.rotation[0]), static_cast<float>(nd.rotation[1]),
+                                                          static_cast<float>(nd.rotation[2]), static_cast<float>(nd.rotation[3])}
+                                                    : Quat::identity();
+            const Quat r2 = hamilton(hamilton(cp_inv(i), r), c[i]);
+            nd.rotation = {r2.x, r2.y, r2.z, r2.w};
+            if (nd.translation.size() == 3) {
+                const Vec3 tr = rotate(Vec3{static_cast<float>(nd.translation[0]), static_cast<float>(nd.translation[1]),
+                                            static_cast<float>(nd.translation[2])},
+                                       cp_inv(i));
+                nd.translation = {tr.x, tr.y, tr.z};
+            }
+        }
+        for (const auto& ch : m.animations[0].channels) {
+            const auto i = static_cast<std::size_t>(ch.target_node);
+            const auto& smp = m.animations[0].samplers[static_cast<std::size_t>(ch.sampler)];
+            float* v = floats(m, smp.output);
+            const std::size_t n = m.accessors[static_cast<std::size_t>(smp.output)].count;
+            for (std::size_t k = 0; k < n; ++k) {
+                if (ch.target_path == "rotation") {
+                    const Quat l2 = hamilton(hamilton(cp_inv(i), Quat{v[4 * k], v[4 * k + 1], v[4 * k + 2], v[4 * k + 3]}), c[i]);
+                    v[4 * k] = l2.x, v[4 * k + 1] = l2.y, v[4 * k + 2] = l2.z, v[4 * k + 3] = l2.w;
+                } else {
+                    const Vec3 tr = rotate(Vec3{v[3 * k], v[3 * k + 1], v[3 * k + 2]}, cp_inv(i));
+                    v[3 * k] = tr.x, v[3 * k + 1] = tr.y, v[3 * k + 2] = tr.z;
+                }
+            }
+        }
+        write_gltf(m, t / "blender.gltf");
+        const auto r2 = run_slanim({"convert", t / "blender.gltf", "-o", t / "blender.anim"});
+        ASSERT_EQ(r2.code, 0) << r2.err;
+        EXPECT_NE(r2.err.find("retargeted"), std::string::npos) << r2.err;
+        auto out = load_motion(t / "blender.anim", *sk);
+        ASSERT_TRUE(out);
+        for (const MotionJoint& j : ref->joints) {
+            const MotionJoint* o = joint_named(*out, j.name);
+            ASSERT_NE(o, nullptr) << j.name;
+            const MotionJoint* j0 = joint_named(*loaded, j.name);
+            expect_same_keys(j0 ? *j0 : j, j, *o, ref->duration, "blender-like");
+        }
+    }
     // An unknown joint name.
     {
         tinygltf::Model m = read_gltf(t / "w.gltf");
