@@ -63,7 +63,12 @@ int cmd_info(Context& c, const std::vector<std::string>& files, bool verbose,
     int status = 0;
     nlohmann::ordered_json all = nlohmann::ordered_json::array();
     for (const auto& f : files) {
-        if (const auto mf = mesh_format_for_path(f); mf && *mf != MeshFormat::Obj && format != "json") {
+        if (const auto mf = mesh_format_for_path(f); mf && *mf != MeshFormat::Obj) {
+            if (format != "text") {
+                c.err << "slanim info: " << f << ": glTF files have a text description only (--format text)\n";
+                status = 1;
+                continue;
+            }
             status = info_gltf(c.out, c.err, f, **skel) != 0 ? 1 : status;
             continue;
         }
@@ -484,7 +489,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     std::string character, format = "text";
     bool verbose = false;
     auto* info = app.add_subcommand("info", "One dense line per file (like animDump)");
-    info->add_option("FILE", files, "Animation files (.anim); also .llm meshes, .dat wearables, avatar_lad.xml")->required();
+    info->add_option("FILE", files, "Animation files (.anim); also .glb/.gltf animations, .llm meshes, .dat wearables, avatar_lad.xml")->required();
     info->add_flag("-v,--verbose", verbose, "Add a per-joint table (json: all keys)");
     info->add_option("--format", format, "text, json or md")->check(CLI::IsMember({"text", "json", "md"}));
     info->add_option("--character", character, "Viewer character folder (default: embedded skeleton)");
@@ -613,6 +618,11 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
                 if (!gltf_opt.character.empty() || !gltf_opt.wearables.empty() || gltf_opt.no_mesh) {
                     err << "slanim convert: --character, --wearable and --no-mesh are for a glTF output (.glb or .gltf); "
                         << output << " is not one\n";
+                    return 2;
+                }
+                if (importer != "current" || bvh_opt.keep_all_frames || convert->count("--fps") > 0 ||
+                    convert->count("--bvj-form") > 0) {
+                    err << "slanim convert: --importer, --all-frames, --fps and --bvj-form do not apply to a glTF input\n";
                     return 2;
                 }
                 GltfImportOptions gi;

@@ -447,6 +447,13 @@ TEST(GltfImport, BadInputNamesTheFileAndThePath) {
     expect(t / "missing.glb", {}, 1, {"missing.glb"});
     expect(t / "w.gltf", {"--priority", "9"}, 2, {"--priority"});
     expect(t / "w.gltf", {"--no-mesh"}, 2, {"for a glTF output"});
+    expect(t / "w.gltf", {"--all-frames"}, 2, {"do not apply to a glTF input"});
+    expect(t / "w.gltf", {"--importer", "linden-legacy"}, 2, {"do not apply to a glTF input"});
+    {
+        const auto r = run_slanim({"info", "--format", "json", t / "w.gltf"});
+        EXPECT_EQ(r.code, 1);
+        EXPECT_NE(r.err.find("text description only"), std::string::npos) << r.err;
+    }
     for (const auto& e : fs::directory_iterator(t.path))
         if (e.path().extension() == ".anim") ADD_FAILURE() << "left behind: " << e.path();
 }
