@@ -353,6 +353,29 @@ TEST(GltfImport, StepSamplingRetargetingAndUnknownJoints) {
                 nd.translation = {tr.x, tr.y, tr.z};
             }
         }
+        // Every third node as a matrix instead of TRS (glTF allows either for unanimated rests;
+        // the importer reads the rest rotation out of it).
+        int as_matrix = 0;
+        for (std::size_t i = 0; i < m.nodes.size(); i += 3) {
+            auto& nd = m.nodes[i];
+            bool animated = false;
+            for (const auto& ch : m.animations[0].channels) animated |= ch.target_node == static_cast<int>(i);
+            if (animated || nd.rotation.size() != 4) continue;
+            const double x = nd.rotation[0], y = nd.rotation[1], z = nd.rotation[2], w = nd.rotation[3];
+            const double r[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)},
+                                    {2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)},
+                                    {2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)}};
+            nd.matrix.assign(16, 0.0);
+            for (int row = 0; row < 3; ++row)
+                for (int col = 0; col < 3; ++col) nd.matrix[static_cast<std::size_t>(col * 4 + row)] = r[row][col];
+            for (int row = 0; row < 3; ++row)
+                nd.matrix[static_cast<std::size_t>(12 + row)] = nd.translation.size() == 3 ? nd.translation[static_cast<std::size_t>(row)] : 0.0;
+            nd.matrix[15] = 1.0;
+            nd.rotation.clear();
+            nd.translation.clear();
+            ++as_matrix;
+        }
+        EXPECT_GT(as_matrix, 10);
         for (const auto& ch : m.animations[0].channels) {
             const auto i = static_cast<std::size_t>(ch.target_node);
             const auto& smp = m.animations[0].samplers[static_cast<std::size_t>(ch.sampler)];
