@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <limits>
@@ -280,6 +281,54 @@ TEST(GltfImport, StepSamplingRetargetingAndUnknownJoints) {
             EXPECT_NEAR(k.value.x, e.x / len, 2e-4f) << name << " at " << k.time;
             EXPECT_NEAR(k.value.y, e.y / len, 2e-4f) << name << " at " << k.time;
             EXPECT_NEAR(k.value.z, e.z / len, 2e-4f) << name << " at " << k.time;
+        }
+    }
+    // Rotation outputs as normalized SHORT (glTF allows them): within 1/32767 of the floats.
+    {
+        tinygltf::Model m = read_gltf(t / "w.gltf");
+        auto& anim = m.animations[0];
+        int converted = 0;
+        for (const auto& ch : anim.channels) {
+            if (ch.target_path != "rotation") continue;
+            auto& smp = anim.samplers[static_cast<std::size_t>(ch.sampler)];
+            const std::size_t n = m.accessors[static_cast<std::size_t>(smp.output)].count;
+            const float* v = floats(m, smp.output);
+            std::vector<std::int16_t> shorts(4 * n);
+            for (std::size_t i = 0; i < 4 * n; ++i) shorts[i] = static_cast<std::int16_t>(std::lround(v[i] * 32767.f));
+            auto& buf = m.buffers[0].data;
+            while (buf.size() % 4 != 0) buf.push_back(0);
+            tinygltf::BufferView view;
+            view.buffer = 0;
+            view.byteOffset = buf.size();
+            view.byteLength = shorts.size() * 2;
+            const auto* bytes = reinterpret_cast<const unsigned char*>(shorts.data());
+            buf.insert(buf.end(), bytes, bytes + view.byteLength);
+            m.bufferViews.push_back(view);
+            tinygltf::Accessor acc;
+            acc.bufferView = static_cast<int>(m.bufferViews.size()) - 1;
+            acc.componentType = TINYGLTF_COMPONENT_TYPE_SHORT;
+            acc.normalized = true;
+            acc.type = TINYGLTF_TYPE_VEC4;
+            acc.count = n;
+            m.accessors.push_back(acc);
+            smp.output = static_cast<int>(m.accessors.size()) - 1;
+            ++converted;
+        }
+        EXPECT_GT(converted, 10);
+        write_gltf(m, t / "short.gltf");
+        const auto r = run_slanim({"convert", t / "short.gltf", "-o", t / "short.anim"});
+        ASSERT_EQ(r.code, 0) << r.err;
+        auto out = load_motion(t / "short.anim", *sk);
+        ASSERT_TRUE(out);
+        for (const MotionJoint& j : ref->joints) {
+            const MotionJoint* o = joint_named(*out, j.name);
+            ASSERT_NE(o, nullptr) << j.name;
+            ASSERT_EQ(o->rot_keys.size(), j.rot_keys.size()) << j.name;
+            for (std::size_t k = 0; k < j.rot_keys.size(); ++k) {
+                EXPECT_NEAR(o->rot_keys[k].value.x, j.rot_keys[k].value.x, 1e-4f) << j.name << " key " << k;
+                EXPECT_NEAR(o->rot_keys[k].value.y, j.rot_keys[k].value.y, 1e-4f) << j.name << " key " << k;
+                EXPECT_NEAR(o->rot_keys[k].value.z, j.rot_keys[k].value.z, 1e-4f) << j.name << " key " << k;
+            }
         }
     }
     // mHead (no animated descendant in WALK) gets a rest rotation R and keys L ⊗ R: the import
