@@ -28,6 +28,7 @@
 #include "edit_command.hpp"
 #include "gfx_commands.hpp"
 #include "gltf_export.hpp"
+#include "gltf_import.hpp"
 #include "ik_command.hpp"
 #include "loading.hpp"
 #include "mesh_export.hpp"
@@ -62,6 +63,15 @@ int cmd_info(Context& c, const std::vector<std::string>& files, bool verbose,
     int status = 0;
     nlohmann::ordered_json all = nlohmann::ordered_json::array();
     for (const auto& f : files) {
+        if (const auto mf = mesh_format_for_path(f); mf && *mf != MeshFormat::Obj) {
+            if (format != "text") {
+                c.err << "slanim info: " << f << ": glTF files have a text description only (--format text)\n";
+                status = 1;
+                continue;
+            }
+            status = info_gltf(c.out, c.err, f, **skel) != 0 ? 1 : status;
+            continue;
+        }
         if (appearance_file_kind(f) != AppearanceFile::None) {  // .llm, .dat, avatar_lad.xml
             if (format == "json") {
                 auto j = describe_appearance_json(f, verbose);
@@ -479,7 +489,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     std::string character, format = "text";
     bool verbose = false;
     auto* info = app.add_subcommand("info", "One dense line per file (like animDump)");
-    info->add_option("FILE", files, "Animation files (.anim); also .llm meshes, .dat wearables, avatar_lad.xml")->required();
+    info->add_option("FILE", files, "Animation files (.anim); also .glb/.gltf animations, .llm meshes, .dat wearables, avatar_lad.xml")->required();
     info->add_flag("-v,--verbose", verbose, "Add a per-joint table (json: all keys)");
     info->add_option("--format", format, "text, json or md")->check(CLI::IsMember({"text", "json", "md"}));
     info->add_option("--character", character, "Viewer character folder (default: embedded skeleton)");
@@ -531,7 +541,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     convert->add_option("--wearable", gltf_opt.wearables,
                         "To glTF: LLWearable files shaping the avatar mesh (shape, skin, hair, eyes); needs --character");
     convert->add_flag("--no-mesh", gltf_opt.no_mesh, "To glTF: the skeleton and the animation only");
-    convert->add_option("--animation", gltf_animation, "From glTF: the animation to read, by name or index (not implemented yet)");
+    convert->add_option("--animation", gltf_animation, "From glTF: the animation to read, by name or index (default: the first)");
 
     PlayOptions po;
     double duration = -1.0, stop_at = -1.0;
@@ -605,8 +615,25 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
                 return f && *f != MeshFormat::Obj;
             };
             if (gltf_path(in)) {
-                err << "slanim convert: " << in << ": reading glTF (.glb/.gltf → .anim) is not implemented yet\n";
-                return 2;
+                if (!gltf_opt.character.empty() || !gltf_opt.wearables.empty() || gltf_opt.no_mesh) {
+                    err << "slanim convert: --character, --wearable and --no-mesh are for a glTF output (.glb or .gltf); "
+                        << output << " is not one\n";
+                    return 2;
+                }
+                if (importer != "current" || bvh_opt.keep_all_frames || convert->count("--fps") > 0 ||
+                    convert->count("--bvj-form") > 0) {
+                    err << "slanim convert: --importer, --all-frames, --fps and --bvj-form do not apply to a glTF input\n";
+                    return 2;
+                }
+                GltfImportOptions gi;
+                gi.animation = gltf_animation;
+                gi.import = bvh_opt;
+                if (!force && std::filesystem::exists(output) &&
+                    std::filesystem::weakly_canonical(in) == std::filesystem::weakly_canonical(output)) {
+                    err << "slanim convert: refusing to overwrite the input " << in << " (use --force)\n";
+                    return 2;
+                }
+                return convert_gltf_to_anim(err, in, output, gi);
             }
             if (!gltf_animation.empty()) {
                 err << "slanim convert: --animation picks the animation of a glTF input; " << in

@@ -402,7 +402,7 @@ TEST(GltfCli, BadInputFailsCleanlyWithoutAnOutputFile) {
     expect({"convert", w, "-o", out, "--no-mesh", "--character", (kShared / "sl-character").string(), "--wearable",
             "shape.dat"},
            2, "cannot be combined with --no-mesh");
-    expect({"convert", t / "in.glb", "-o", t / "x.anim"}, 2, "not implemented yet");
+    expect({"convert", t / "in.glb", "-o", t / "x.anim"}, 1, "in.glb: no such file");
     expect({"convert", t / "missing.anim", "-o", out}, 1, "missing.anim");
     expect({"convert", w, "-o", out, "--character", t / "no-such-folder"}, 1, "no-such-folder");
     expect({"convert", w, "-o", t / "no-such-dir/out.glb", "--no-mesh"}, 1, "no-such-dir");
