@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include "slanim/core/local_to_model.hpp"
 #include "slanim/runtime/world.hpp"
 
 namespace slanim {
@@ -397,19 +396,8 @@ void add_appearance_systems(World& world) {
                       [](World& w, std::size_t i, float, WorkerScratch&) {
                           Appearance* a = w.appearance_at(i);
                           if (!a) return;
-                          if (a->morph(w.controller_at(i), w.local_pose_at(i))) {
-                              // Skeletal params moved joints: refresh the model pose.
-                              const LocalPose& lp = w.local_pose_at(i);
-                              const ModelPose& mp = w.model_pose_at(i);
-                              LocalToModelJob job;
-                              job.skeleton = &w.skeleton_at(i);
-                              job.local_positions = lp.positions;
-                              job.local_rotations = lp.rotations;
-                              job.local_scales = lp.scales;
-                              job.model_positions = mp.positions;
-                              job.model_rotations = mp.rotations;
-                              job.run();
-                          }
+                          // Skeletal params moved joints: refresh the model pose.
+                          if (a->morph(w.controller_at(i), w.local_pose_at(i))) w.update_model_pose_at(i);
                       }});
     world.add_system({Phase::Skin, "appearance_skin", {kModelPose, kLocalPose, kAppearance},
                       {kAppearance}, {},

@@ -169,7 +169,7 @@ World::World(const WorldOptions& options) : exec_(std::make_unique<Exec>()), poo
                 [](World& w, std::size_t i, float, WorkerScratch&) { w.lod_interpolate_at(i); }});
     add_system({Phase::LocalToModel, "local_to_model", {kSkeleton, kLocalPose}, {kModelPose}, {},
                 [](World& w, std::size_t i, float, WorkerScratch&) {
-                    update_model_pose(w.skeleton_at(i), w.local_pose_at(i), w.model_pose_at(i));
+                    w.update_model_pose_at(i);
                 }});
 }
 
@@ -319,6 +319,8 @@ bool World::destroy(Entity e) {
 
 MotionController& World::controller(Entity e) { return *controllers_[dense_index(e)]; }
 const Skeleton& World::skeleton(Entity e) const { return *skeletons_[dense_index(e)]; }
+void World::update_model_pose_at(std::size_t i) { update_model_pose(*skeletons_[i], local_[i], model_[i]); }
+
 LocalPose& World::local_pose(Entity e) {
     const std::uint32_t d = dense_index(e);
     own_scales_at(d);  // the caller may write scales

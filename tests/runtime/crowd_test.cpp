@@ -247,3 +247,22 @@ TEST(Crowd, PerAvatarSystemsSeeEveryAvatarOnce) {
         EXPECT_FALSE(overlapped);
     }
 }
+
+// Avatars share their skeleton's rest scales until one needs its own: writing through
+// World::local_pose gives that avatar a private copy, and the others keep the rest scales.
+TEST(Crowd, ScalesAreSharedUntilAnAvatarWritesItsOwn) {
+    World w(WorldOptions{1, 8});
+    const Entity a = w.create_avatar(skeleton()), b = w.create_avatar(skeleton());
+    EXPECT_EQ(w.local_pose_at(0).scales.data(), w.local_pose_at(1).scales.data());
+    const int chest = skeleton()->find("mChest");
+    ASSERT_GE(chest, 0);
+    const auto head = static_cast<std::size_t>(skeleton()->find("mNeck"));
+    w.local_pose(a).scales[static_cast<std::size_t>(chest)] = Vec3{2.f, 2.f, 2.f};
+    EXPECT_NE(w.local_pose_at(0).scales.data(), w.local_pose_at(1).scales.data());
+    w.step(1.f / 60.f);
+    EXPECT_EQ(w.local_pose(b).scales[static_cast<std::size_t>(chest)], skeleton()->rest_scales()[static_cast<std::size_t>(chest)]);
+    // The chest's scale stretches its children's offsets in a only.
+    const Vec3 da = w.model_pose(a).positions[head] - w.model_pose(a).positions[static_cast<std::size_t>(chest)];
+    const Vec3 db = w.model_pose(b).positions[head] - w.model_pose(b).positions[static_cast<std::size_t>(chest)];
+    EXPECT_NEAR(length(da), 2.f * length(db), 1e-5f);
+}

@@ -27,29 +27,6 @@ namespace {
 
 using tinygltf::Value;
 
-/// Appends `bytes` to buffer 0 (padded to 4 bytes first) as a tightly packed buffer view with an
-/// accessor over it. `target` 0: none (animation data, inverse bind matrices).
-int add_accessor(tinygltf::Model& m, const void* data, std::size_t bytes, std::size_t count, int type, int component,
-                 int target) {
-    std::vector<unsigned char>& buf = m.buffers[0].data;
-    while (buf.size() % 4 != 0) buf.push_back(0);
-    tinygltf::BufferView view;
-    view.buffer = 0;
-    view.byteOffset = buf.size();
-    view.byteLength = bytes;
-    if (target != 0) view.target = target;
-    const auto* b = static_cast<const unsigned char*>(data);
-    buf.insert(buf.end(), b, b + bytes);
-    m.bufferViews.push_back(std::move(view));
-    tinygltf::Accessor acc;
-    acc.bufferView = static_cast<int>(m.bufferViews.size()) - 1;
-    acc.byteOffset = 0;
-    acc.componentType = component;
-    acc.count = count;
-    acc.type = type;
-    m.accessors.push_back(std::move(acc));
-    return static_cast<int>(m.accessors.size()) - 1;
-}
 
 /// min/max per component of `count` tuples of `n` floats.
 void set_min_max(tinygltf::Accessor& acc, const float* data, std::size_t count, std::size_t n) {
@@ -278,7 +255,7 @@ Result<std::vector<std::uint8_t>> encode_gltf_animation(const GltfAnimationExpor
     skin.name = "SL avatar skeleton";
     skin.skeleton = 0;
     for (std::size_t g = 0; g < num_gltf_joints; ++g) skin.joints.push_back(static_cast<int>(g));
-    skin.inverseBindMatrices = add_accessor(m, ibm.data(), ibm.size() * sizeof(float), num_gltf_joints,
+    skin.inverseBindMatrices = add_gltf_accessor(m, ibm.data(), ibm.size() * sizeof(float), num_gltf_joints,
                                             TINYGLTF_TYPE_MAT4, TINYGLTF_COMPONENT_TYPE_FLOAT, 0);
     m.skins.push_back(std::move(skin));
 
@@ -306,7 +283,7 @@ Result<std::vector<std::uint8_t>> encode_gltf_animation(const GltfAnimationExpor
             if (!is_finite(p)) return Error{fmt::format("glTF: mesh {}: vertex {} is not finite", em.name, i)};
             pos[3 * i] = p.x, pos[3 * i + 1] = p.y, pos[3 * i + 2] = p.z;
         }
-        const int pa = add_accessor(m, pos.data(), pos.size() * sizeof(float), n, TINYGLTF_TYPE_VEC3,
+        const int pa = add_gltf_accessor(m, pos.data(), pos.size() * sizeof(float), n, TINYGLTF_TYPE_VEC3,
                                     TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TARGET_ARRAY_BUFFER);
         set_min_max(m.accessors[static_cast<std::size_t>(pa)], pos.data(), n, 3);
         prim.attributes["POSITION"] = pa;
@@ -316,7 +293,7 @@ Result<std::vector<std::uint8_t>> encode_gltf_animation(const GltfAnimationExpor
                 const Vec3 v = sl_to_gltf(unit_normal(em.normals[i]));
                 nrm[3 * i] = v.x, nrm[3 * i + 1] = v.y, nrm[3 * i + 2] = v.z;
             }
-            prim.attributes["NORMAL"] = add_accessor(m, nrm.data(), nrm.size() * sizeof(float), n, TINYGLTF_TYPE_VEC3,
+            prim.attributes["NORMAL"] = add_gltf_accessor(m, nrm.data(), nrm.size() * sizeof(float), n, TINYGLTF_TYPE_VEC3,
                                                      TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TARGET_ARRAY_BUFFER);
         }
         if (em.texcoords.size() == n) {
@@ -325,7 +302,7 @@ Result<std::vector<std::uint8_t>> encode_gltf_animation(const GltfAnimationExpor
                 uv[2 * i] = em.texcoords[i].x;
                 uv[2 * i + 1] = 1.f - em.texcoords[i].y;
             }
-            prim.attributes["TEXCOORD_0"] = add_accessor(m, uv.data(), uv.size() * sizeof(float), n,
+            prim.attributes["TEXCOORD_0"] = add_gltf_accessor(m, uv.data(), uv.size() * sizeof(float), n,
                                                          TINYGLTF_TYPE_VEC2, TINYGLTF_COMPONENT_TYPE_FLOAT,
                                                          TINYGLTF_TARGET_ARRAY_BUFFER);
         }
@@ -334,9 +311,9 @@ Result<std::vector<std::uint8_t>> encode_gltf_animation(const GltfAnimationExpor
                 if (j >= num_gltf_joints)
                     return Error{fmt::format("glTF: mesh {}: joint index {} out of range ({} joints)", em.name, j,
                                              num_gltf_joints)};
-        prim.attributes["JOINTS_0"] = add_accessor(m, gm.joints.data(), n * sizeof(gm.joints[0]), n, TINYGLTF_TYPE_VEC4,
+        prim.attributes["JOINTS_0"] = add_gltf_accessor(m, gm.joints.data(), n * sizeof(gm.joints[0]), n, TINYGLTF_TYPE_VEC4,
                                                    TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT, TINYGLTF_TARGET_ARRAY_BUFFER);
-        prim.attributes["WEIGHTS_0"] = add_accessor(m, gm.weights.data(), n * sizeof(gm.weights[0]), n,
+        prim.attributes["WEIGHTS_0"] = add_gltf_accessor(m, gm.weights.data(), n * sizeof(gm.weights[0]), n,
                                                     TINYGLTF_TYPE_VEC4, TINYGLTF_COMPONENT_TYPE_FLOAT,
                                                     TINYGLTF_TARGET_ARRAY_BUFFER);
         indices.clear();
@@ -346,7 +323,7 @@ Result<std::vector<std::uint8_t>> encode_gltf_animation(const GltfAnimationExpor
                 indices.push_back(v);
             }
         }
-        prim.indices = add_accessor(m, indices.data(), indices.size() * sizeof(std::uint32_t), indices.size(),
+        prim.indices = add_gltf_accessor(m, indices.data(), indices.size() * sizeof(std::uint32_t), indices.size(),
                                     TINYGLTF_TYPE_SCALAR, TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT,
                                     TINYGLTF_TARGET_ELEMENT_ARRAY_BUFFER);
         tinygltf::Mesh mesh;
@@ -385,7 +362,7 @@ Result<std::vector<std::uint8_t>> encode_gltf_animation(const GltfAnimationExpor
                 return Error{fmt::format("glTF: joint {}: key times must be finite, ≥ 0 and increasing (key {}: {})",
                                          joint, i, times[i])};
         }
-        const int a = add_accessor(m, times.data(), times.size() * sizeof(float), times.size(), TINYGLTF_TYPE_SCALAR,
+        const int a = add_gltf_accessor(m, times.data(), times.size() * sizeof(float), times.size(), TINYGLTF_TYPE_SCALAR,
                                    TINYGLTF_COMPONENT_TYPE_FLOAT, 0);
         set_min_max(m.accessors[static_cast<std::size_t>(a)], times.data(), times.size(), 1);
         return a;
@@ -412,7 +389,7 @@ Result<std::vector<std::uint8_t>> encode_gltf_animation(const GltfAnimationExpor
             }
             auto ta = add_times(mj.name);
             if (!ta) return ta.error();
-            const int va = add_accessor(m, values.data(), values.size() * sizeof(float), times.size(), TINYGLTF_TYPE_VEC4,
+            const int va = add_gltf_accessor(m, values.data(), values.size() * sizeof(float), times.size(), TINYGLTF_TYPE_VEC4,
                                         TINYGLTF_COMPONENT_TYPE_FLOAT, 0);
             add_sampler(*ta, va, g, "rotation");
             ++rep.rotation_channels;
@@ -429,7 +406,7 @@ Result<std::vector<std::uint8_t>> encode_gltf_animation(const GltfAnimationExpor
             }
             auto ta = add_times(mj.name);
             if (!ta) return ta.error();
-            const int va = add_accessor(m, values.data(), values.size() * sizeof(float), times.size(), TINYGLTF_TYPE_VEC3,
+            const int va = add_gltf_accessor(m, values.data(), values.size() * sizeof(float), times.size(), TINYGLTF_TYPE_VEC3,
                                         TINYGLTF_COMPONENT_TYPE_FLOAT, 0);
             add_sampler(*ta, va, g, "translation");
             ++rep.translation_channels;

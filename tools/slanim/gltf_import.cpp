@@ -323,6 +323,17 @@ Result<GltfImportResult> import_gltf_file(const std::string& path, const Skeleto
     GltfImportResult res;
     Motion& motion = res.motion;
     std::map<int, std::size_t> motion_joint_of;  // SL joint → index in motion.joints
+    // The motion's entry of SL joint j, added on first use. (A reference: valid until the next call.)
+    const auto joint_entry = [&](int j) -> MotionJoint& {
+        auto [it, added] = motion_joint_of.try_emplace(j, motion.joints.size());
+        if (added) {
+            MotionJoint mj;
+            mj.name = sk.name(j);
+            mj.joint = j;
+            motion.joints.push_back(std::move(mj));
+        }
+        return motion.joints[it->second];
+    };
     std::map<int, int> node_of_joint;            // SL joint → the glTF node animating it
     std::vector<std::string> unknown;
     std::vector<std::string> retargeted;
@@ -370,14 +381,7 @@ Result<GltfImportResult> import_gltf_file(const std::string& path, const Skeleto
         const Quat s_j = sl_world[static_cast<std::size_t>(j)];
         const bool parent_same = same_rotation(a_p, s_p), joint_same = same_rotation(a_j, s_j);
         const Quat pre = hamilton(conjugate(s_p), a_p), post = hamilton(conjugate(a_j), s_j);
-        auto [mit, added] = motion_joint_of.try_emplace(j, motion.joints.size());
-        if (added) {
-            MotionJoint mj;
-            mj.name = sk.name(j);
-            mj.joint = j;
-            motion.joints.push_back(std::move(mj));
-        }
-        MotionJoint& mj = motion.joints[mit->second];
+        MotionJoint& mj = joint_entry(j);
         if (rot && (!parent_same || !joint_same)) retargeted.push_back(mj.name);
         const std::size_t n = rot ? 4 : 3;
         for (std::size_t k = 0; k < tr->times.size(); ++k) {
@@ -447,14 +451,7 @@ Result<GltfImportResult> import_gltf_file(const std::string& path, const Skeleto
                 if (!jp.Get(key).IsNumber()) continue;
                 const int j = sk.find(key);
                 if (j < 0) continue;
-                auto [mit, added] = motion_joint_of.try_emplace(j, motion.joints.size());
-                if (added) {
-                    MotionJoint mj;
-                    mj.name = sk.name(j);
-                    mj.joint = j;
-                    motion.joints.push_back(std::move(mj));
-                }
-                motion.joints[mit->second].priority = jp.Get(key).GetNumberAsInt();
+                joint_entry(j).priority = jp.Get(key).GetNumberAsInt();
             }
         }
         if (ex.Has("constraints") && ex.Get("constraints").IsArray()) {

@@ -46,26 +46,6 @@ void append_bytes(std::vector<unsigned char>& buf, const void* data, std::size_t
     buf.insert(buf.end(), b, b + n);
 }
 
-/// Adds a tightly packed buffer view + accessor over `bytes` appended to buffer 0.
-int add_accessor(tinygltf::Model& m, const void* data, std::size_t bytes, std::size_t count, int type,
-                 int component, int target) {
-    std::vector<unsigned char>& buf = m.buffers[0].data;
-    tinygltf::BufferView view;
-    view.buffer = 0;
-    view.byteOffset = buf.size();  // every element is 4-byte sized: offsets stay aligned
-    view.byteLength = bytes;
-    view.target = target;
-    append_bytes(buf, data, bytes);
-    m.bufferViews.push_back(std::move(view));
-    tinygltf::Accessor acc;
-    acc.bufferView = static_cast<int>(m.bufferViews.size()) - 1;
-    acc.byteOffset = 0;
-    acc.componentType = component;
-    acc.count = count;
-    acc.type = type;
-    m.accessors.push_back(std::move(acc));
-    return static_cast<int>(m.accessors.size()) - 1;
-}
 
 }  // namespace
 
@@ -198,14 +178,14 @@ Result<std::vector<std::uint8_t>> encode_gltf(std::span<const ExportMesh> meshes
                 lo = {std::min(lo.x, p.x), std::min(lo.y, p.y), std::min(lo.z, p.z)};
                 hi = {std::max(hi.x, p.x), std::max(hi.y, p.y), std::max(hi.z, p.z)};
             }
-            const int pos = add_accessor(m, em.positions.data(), n * sizeof(Vec3), n, TINYGLTF_TYPE_VEC3,
+            const int pos = add_gltf_accessor(m, em.positions.data(), n * sizeof(Vec3), n, TINYGLTF_TYPE_VEC3,
                                          TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TARGET_ARRAY_BUFFER);
             m.accessors[static_cast<std::size_t>(pos)].minValues = {lo.x, lo.y, lo.z};
             m.accessors[static_cast<std::size_t>(pos)].maxValues = {hi.x, hi.y, hi.z};
             prim.attributes["POSITION"] = pos;
             if (em.normals.size() == n)
                 prim.attributes["NORMAL"] =
-                    add_accessor(m, em.normals.data(), n * sizeof(Vec3), n, TINYGLTF_TYPE_VEC3,
+                    add_gltf_accessor(m, em.normals.data(), n * sizeof(Vec3), n, TINYGLTF_TYPE_VEC3,
                                  TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TARGET_ARRAY_BUFFER);
             if (em.texcoords.size() == n) {
                 uv.resize(2 * n);
@@ -214,7 +194,7 @@ Result<std::vector<std::uint8_t>> encode_gltf(std::span<const ExportMesh> meshes
                     uv[2 * i + 1] = 1.f - em.texcoords[i].y;
                 }
                 prim.attributes["TEXCOORD_0"] =
-                    add_accessor(m, uv.data(), uv.size() * sizeof(float), n, TINYGLTF_TYPE_VEC2,
+                    add_gltf_accessor(m, uv.data(), uv.size() * sizeof(float), n, TINYGLTF_TYPE_VEC2,
                                  TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TARGET_ARRAY_BUFFER);
             }
         }
@@ -227,7 +207,7 @@ Result<std::vector<std::uint8_t>> encode_gltf(std::span<const ExportMesh> meshes
                     indices.push_back(v);
                 }
             }
-            prim.indices = add_accessor(m, indices.data(), indices.size() * sizeof(std::uint32_t), indices.size(),
+            prim.indices = add_gltf_accessor(m, indices.data(), indices.size() * sizeof(std::uint32_t), indices.size(),
                                         TINYGLTF_TYPE_SCALAR, TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT,
                                         TINYGLTF_TARGET_ELEMENT_ARRAY_BUFFER);
         }
@@ -373,6 +353,27 @@ std::string expand_mesh_pattern(std::string_view pattern, long long frame, doubl
         out += pattern[i];
     }
     return out;
+}
+
+int add_gltf_accessor(tinygltf::Model& m, const void* data, std::size_t bytes, std::size_t count, int type,
+                      int component, int target) {
+    std::vector<unsigned char>& buf = m.buffers[0].data;
+    while (buf.size() % 4 != 0) buf.push_back(0);
+    tinygltf::BufferView view;
+    view.buffer = 0;
+    view.byteOffset = buf.size();
+    view.byteLength = bytes;
+    if (target != 0) view.target = target;
+    append_bytes(buf, data, bytes);
+    m.bufferViews.push_back(std::move(view));
+    tinygltf::Accessor acc;
+    acc.bufferView = static_cast<int>(m.bufferViews.size()) - 1;
+    acc.byteOffset = 0;
+    acc.componentType = component;
+    acc.count = count;
+    acc.type = type;
+    m.accessors.push_back(std::move(acc));
+    return static_cast<int>(m.accessors.size()) - 1;
 }
 
 }  // namespace slanim::cli

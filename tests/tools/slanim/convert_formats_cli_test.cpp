@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 
+#include "temp_dir.hpp"
 #include "slanim/formats/bvh_export.hpp"
 #include "slanim/formats/bvj.hpp"
 #include "slanim/core/motion.hpp"
@@ -23,17 +24,7 @@ namespace {
 
 const fs::path kShared = SLANIM_SHARED_DIR;
 
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        path = fs::temp_directory_path() / ("slanim-convert-" + std::to_string(::getpid()) +
-                                            "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~TempDir() { fs::remove_all(path); }
-    std::string operator/(const std::string& f) const { return (path / f).string(); }
-};
+using slanim::test::TempDir;
 
 std::string slurp(const std::string& p) {
     std::ifstream f(p, std::ios::binary);

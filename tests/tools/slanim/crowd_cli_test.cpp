@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "temp_dir.hpp"
 #include "cli_run.hpp"
 #include "crowd_command.hpp"
 #include "slanim/gfx/gl_context.hpp"
@@ -29,20 +30,7 @@ namespace {
 
 const fs::path kShared = fs::path(SLANIM_SHARED_DIR);
 
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        path = fs::temp_directory_path() / ("slanim_crowd_test_" + std::to_string(::getpid()) + "_" + info->name());
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    [[nodiscard]] std::string file(const std::string& name) const { return (path / name).string(); }
-};
+using slanim::test::TempDir;
 
 test::CliRun crowd(std::vector<std::string> args) {
     args.insert(args.begin(), "crowd");

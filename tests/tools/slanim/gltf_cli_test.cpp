@@ -15,6 +15,7 @@
 
 #include <unistd.h>
 
+#include "temp_dir.hpp"
 #include "cli_run.hpp"
 #include "gltf_export.hpp"
 #include "loading.hpp"
@@ -30,17 +31,7 @@ namespace {
 const fs::path kShared = SLANIM_SHARED_DIR;
 const fs::path kGltfTools = SLANIM_GLTF_TOOLS_DIR;
 
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        path = fs::temp_directory_path() / ("slanim-gltf-" + std::to_string(::getpid()) + "-" +
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~TempDir() { fs::remove_all(path); }
-    std::string operator/(const std::string& f) const { return (path / f).string(); }
-};
+using slanim::test::TempDir;
 
 std::string run_capture(const std::string& cmd, int& status) {
     std::string out;

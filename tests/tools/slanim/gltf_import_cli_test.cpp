@@ -17,6 +17,7 @@
 
 #include <unistd.h>
 
+#include "temp_dir.hpp"
 #include "cli_run.hpp"
 #include "slanim/core/motion.hpp"
 #include "slanim/core/skeleton.hpp"
@@ -30,17 +31,7 @@ namespace {
 
 const fs::path kShared = SLANIM_SHARED_DIR;
 
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        path = fs::temp_directory_path() / ("slanim-gltfin-" + std::to_string(::getpid()) + "-" +
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~TempDir() { fs::remove_all(path); }
-    std::string operator/(const std::string& f) const { return (path / f).string(); }
-};
+using slanim::test::TempDir;
 
 tinygltf::Model read_gltf(const std::string& path) {
     tinygltf::TinyGLTF loader;

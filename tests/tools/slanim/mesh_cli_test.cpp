@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "temp_dir.hpp"
 #include "cli_run.hpp"
 #include "mesh_export.hpp"
 #include "slanim/core/skeleton.hpp"
@@ -44,20 +45,7 @@ const fs::path kWearables = kShared / "wearables";
                          << kShared.string();                                                        \
     } while (false)
 
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        path = fs::temp_directory_path() / ("slanim_mesh_cli_" + std::to_string(::getpid()) + "_" + info->name());
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    [[nodiscard]] std::string file(const std::string& name) const { return (path / name).string(); }
-};
+using slanim::test::TempDir;
 
 /// One `g` group of an OBJ file.
 struct ObjGroup {

@@ -19,6 +19,7 @@
 // itself reaches the link through slanim_cli_lib, a static library.
 #include <cairo/cairo.h>
 
+#include "temp_dir.hpp"
 #include "plot.hpp"
 
 using namespace slanim::cli;
@@ -29,21 +30,7 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 /// A fresh directory for one test, removed afterwards.
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        path = fs::temp_directory_path() /
-               ("slanim_plot_test_" + std::to_string(::getpid()) + "_" + info->name());
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    std::string file(const std::string& name) const { return (path / name).string(); }
-};
+using slanim::test::TempDir;
 
 PlotSeries series(std::string label, std::size_t n, double x0, double x1, double (*f)(double)) {
     PlotSeries s{std::move(label), {}, {}};

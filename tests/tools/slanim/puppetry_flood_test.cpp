@@ -25,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "temp_dir.hpp"
 #include "loopback_udp.hpp"
 
 #ifndef SLANIM_CLI_BINARY
@@ -182,20 +183,13 @@ std::uint64_t kernel_drops(const std::string& err) {
     return std::stoull(m[1]);
 }
 
-struct FloodDir {
-    fs::path path = fs::temp_directory_path() / ("slanim_flood_test_" + std::to_string(::getpid()));
-    FloodDir() { fs::create_directories(path); }
-    ~FloodDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
+using slanim::test::TempDir;
 
 }  // namespace
 
 TEST(PuppetryFlood, PlayKeepsItsPoseStreamAndMemoryUnderAMalformedFlood) {
     const double secs = flood_seconds();
-    FloodDir dir;
+    TempDir dir;
     const std::string duration = std::to_string(secs);
     const int quiet_port = free_udp_port();
     const ChildRun quiet = run_slanim({"play", "--puppetry", "udp://127.0.0.1:" + std::to_string(quiet_port), "--duration",
@@ -232,7 +226,7 @@ TEST(PuppetryFlood, PlayKeepsItsPoseStreamAndMemoryUnderAMalformedFlood) {
 
 TEST(PuppetryFlood, ViewSurvivesAMalformedFlood) {
     const double secs = flood_seconds();
-    FloodDir dir;
+    TempDir dir;
     // The quiet run draws 30 frames, the flood run 60 per second of flood: memory must not grow
     // with the number of frames drawn (it did, 2.3 MB a frame, before GlContext::swap waited for
     // the frame under drivers without a display).

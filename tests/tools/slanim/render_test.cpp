@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <string>
 
+#include "temp_dir.hpp"
 #include "test_util.hpp"
 #include "appearance_loading.hpp"
 #include "cli_run.hpp"
@@ -33,21 +34,7 @@ namespace {
 
 const fs::path kLinden = fs::path(SLANIM_SHARED_DIR) / "anims" / "linden";
 
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        path = fs::temp_directory_path() /
-               ("slanim_render_test_" + std::to_string(::getpid()) + "_" + info->name());
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    [[nodiscard]] std::string file(const std::string& name) const { return (path / name).string(); }
-};
+using slanim::test::TempDir;
 
 /// Why offscreen rendering is impossible here, or empty when it works (checked once).
 const std::string& offscreen_problem() {

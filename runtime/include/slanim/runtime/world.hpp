@@ -217,6 +217,10 @@ public:
     }
     [[nodiscard]] const ik::GroundPlane& ground_at(std::size_t i) const { return ik_[i].ground; }
     [[nodiscard]] Appearance* appearance_at(std::size_t i) const { return appearance_[i].get(); }
+    /// Recomputes avatar i's model pose from its local pose now (LocalToModelJob), for systems
+    /// that change the local pose after the local_to_model phase (skeletal visual params).
+    /// Per-avatar: safe from a per-avatar system for its own avatar.
+    void update_model_pose_at(std::size_t i);
     /// Gives avatar i its own local scales (a copy of the shared rest scales) if it has none.
     /// Safe to call from per-avatar systems (the pool is locked; allocates only the first time).
     void own_scales_at(std::size_t i);
