@@ -14,7 +14,8 @@ PACKAGES=(
   libcpp-httplib-dev                  # slanim relay (HTTP)
   libtinygltf-dev                     # slanim play --mesh-out (glTF)
   libtbb-dev                          # parallel phases of the runtime (oneTBB)
-  python3                             # scripts/fuzz_corpus_keep.py
+  python3 python3-numpy               # scripts/fuzz_corpus_keep.py; the Python module's pose arrays
+  nats-server libnats-dev             # relay federation over NATS (broker for tests, C client)
 )
 # Node.js and npm run the Khronos glTF validator of the glTF tests (tests/tools/gltf): Debian's
 # packages only when the machine has no node/npm of its own (a NodeSource node conflicts with
