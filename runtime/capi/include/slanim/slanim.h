@@ -114,7 +114,8 @@ typedef enum slanim_status {
 
 /**
  * The message of the last failed call on the calling thread ("" when none failed yet), e.g.
- * "slanim_world_load_motion: [bad_duration] duration 123.0 s exceeds 60 s (at byte 10)".
+ * "slanim_world_load_motion: error: [duration] duration 1000 s is not finite or exceeds the
+ * 60 s limit (at byte 8)".
  * Valid until the next slanim call on this thread; owned by the library. Thread-local.
  */
 SLANIM_API const char* slanim_last_error(void);
@@ -364,7 +365,8 @@ SLANIM_API slanim_status slanim_world_step(slanim_world* world, float dt);
  * of the world (LLKeyframeDataCache): the bytes are validated with the viewer's playback rules
  * (the UUID-dependent rules use `motion_id`) and decoded; the bytes are not kept. A motion
  * already loaded under that id is replaced for later starts (playing instances keep theirs).
- * Errors: NULL_ARGUMENT; INVALID_DATA: "[rule] message (... at byte N)" of the first error.
+ * Errors: NULL_ARGUMENT; INVALID_DATA: "error: [rule] message (... at byte N)" of the first
+ * error (docs/anim-validation.md lists the rules).
  */
 SLANIM_API slanim_status slanim_world_load_motion(slanim_world* world, const uint8_t* motion_id,
                                                   const uint8_t* bytes, size_t size);
