@@ -339,17 +339,18 @@ slanim_status slanim_skeleton_load(const char* character_dir, slanim_skeleton** 
     return guard(__func__, [&] {
         need(character_dir, "character_dir");
         need(out, "out");
-        const std::filesystem::path dir(character_dir);
+        std::filesystem::path dir(character_dir);
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(dir, ec)) dir = dir.parent_path();  // .../avatar_skeleton.xml
         for (const char* file : {"avatar_skeleton.xml", "avatar_lad.xml"}) {
-            std::error_code ec;
             if (!std::filesystem::is_regular_file(dir / file, ec))
-                fail(SLANIM_ERROR_IO, fmt::format("{}: no readable file {}", character_dir, file));
+                fail(SLANIM_ERROR_IO, fmt::format("{}: no readable file {}", dir.string(), file));
         }
         auto s = load_skeleton(dir);
         if (!s) fail(SLANIM_ERROR_INVALID_DATA, s.error().describe());
         auto d = std::make_shared<SkeletonData>();
         d->skeleton = std::move(*s);
-        d->character_dir = character_dir;
+        d->character_dir = dir.string();
         *out = new_skeleton(std::move(d));
     });
 }

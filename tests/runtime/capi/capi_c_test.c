@@ -271,6 +271,13 @@ static void test_world_and_avatars(void) {
     EXPECT_STATUS(SLANIM_ERROR_INVALID_HANDLE, slanim_avatar_visual_param_range(w, a, 33, NULL, NULL, NULL));
     EXPECT_STATUS(SLANIM_ERROR_INVALID_HANDLE, slanim_avatar_apply_wearable(w, a, "x", 1, NULL));
     EXPECT_STATUS(SLANIM_ERROR_INVALID_HANDLE, slanim_avatar_mesh_count(w, a, &n));
+    {
+        slanim_mesh_info mi;
+        uint32_t idx[3];
+        EXPECT_STATUS(SLANIM_ERROR_INVALID_HANDLE, slanim_avatar_mesh_info(w, a, 0, &mi));
+        EXPECT_STATUS(SLANIM_ERROR_INVALID_HANDLE, slanim_avatar_mesh_vertices(w, a, 0, buf, NULL, 3, &needed));
+        EXPECT_STATUS(SLANIM_ERROR_INVALID_HANDLE, slanim_avatar_mesh_triangles(w, a, 0, idx, 3, &needed));
+    }
     EXPECT_STATUS(SLANIM_ERROR_INVALID_HANDLE, slanim_avatar_puppetry_block(w, a, garbage, 8));
     EXPECT_STATUS(SLANIM_ERROR_INVALID_HANDLE, slanim_avatar_puppetry_stats(w, a, &ps));
     CHECK(strstr(slanim_last_error(), "stale") != NULL);
@@ -302,6 +309,7 @@ static void test_standalone(void) {
     EXPECT_STATUS(SLANIM_ERROR_INVALID_DATA, slanim_motion_load(garbage, sizeof garbage, NULL, &m));
     CHECK(m == NULL);
     EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_motion_get_info(NULL, &info));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_motion_sample(NULL, 0.f, NULL, 0, NULL));
     EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_motion_sample(NULL, 0.f, out, 7, &needed));
     slanim_motion_destroy(NULL);
 
@@ -434,6 +442,9 @@ static void test_real_motion(const char* shared_dir) {
     /* Outside the world. */
     EXPECT_OK(slanim_motion_load(bytes, size, s, &m));
     EXPECT_OK(slanim_motion_get_info(m, &info));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_motion_get_info(m, NULL));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_motion_sample(m, 0.f, sample, 7 * 214, NULL));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_motion_sample(m, 0.f, NULL, 7 * 214, &needed));
     CHECK(info.duration > 1.f && info.num_joints > 10);
     EXPECT_STATUS(SLANIM_ERROR_OUT_OF_RANGE, slanim_motion_sample(m, NAN, sample, 7 * 214, &needed));
     EXPECT_STATUS(SLANIM_ERROR_BUFFER_TOO_SMALL, slanim_motion_sample(m, 0.f, sample, 7, &needed));

@@ -395,6 +395,31 @@ TEST(CApi, PuppetryBlockEqualsCppRuntime) {
     EXPECT_EQ(st.active, 1);
 }
 
+// A character folder with malformed XML: INVALID_DATA naming the file; a missing folder: IO; the
+// path of avatar_skeleton.xml itself names the folder too.
+TEST(CApi, CharacterFolderErrors) {
+    const auto dir = std::filesystem::temp_directory_path() / ("slanim_capi_char_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "avatar_skeleton.xml") << "<linden_skeleton><bone name=";
+    std::ofstream(dir / "avatar_lad.xml") << "<linden_avatar></linden_avatar>";
+    slanim_skeleton* s = nullptr;
+    EXPECT_EQ(slanim_skeleton_load(dir.c_str(), &s), SLANIM_ERROR_INVALID_DATA);
+    EXPECT_NE(std::string(slanim_last_error()).find("avatar_skeleton.xml"), std::string::npos) << slanim_last_error();
+    EXPECT_EQ(s, nullptr);
+    std::filesystem::remove(dir / "avatar_lad.xml");
+    EXPECT_EQ(slanim_skeleton_load(dir.c_str(), &s), SLANIM_ERROR_IO);
+    EXPECT_NE(std::string(slanim_last_error()).find("avatar_lad.xml"), std::string::npos) << slanim_last_error();
+    std::filesystem::remove_all(dir);
+    if (std::filesystem::exists(kCharacter + "/avatar_skeleton.xml")) {
+        SkeletonPtr cs;
+        ASSERT_EQ(slanim_skeleton_load((kCharacter + "/avatar_skeleton.xml").c_str(), &cs.s), SLANIM_OK)
+            << slanim_last_error();
+        int32_t n = 0;
+        ASSERT_EQ(slanim_skeleton_joint_count(cs.s, &n), SLANIM_OK);
+        EXPECT_EQ(n, 214);
+    }
+}
+
 // Sampling outside a world equals the sampling job on the same clip over the rest pose.
 TEST(CApi, MotionSampleEqualsSamplingJob) {
     SKIP_WITHOUT(kDance);

@@ -152,7 +152,8 @@ SLANIM_API slanim_status slanim_skeleton_default(slanim_skeleton** out);
  * A viewer character folder's skeleton: `character_dir`/avatar_skeleton.xml and the attachment
  * points of avatar_lad.xml (LLAvatarSkeletonInfo::parseXml). The folder is remembered: avatars
  * of this skeleton may get an appearance (slanim_avatar_enable_appearance), whose avatar_lad.xml
- * and .llm meshes are read from it on first use. `character_dir` is a NUL-terminated UTF-8 path.
+ * and .llm meshes are read from it on first use. `character_dir` is a NUL-terminated UTF-8 path
+ * of the folder or of its avatar_skeleton.xml.
  * Ownership: *out receives a new reference. Any thread.
  * Errors: NULL_ARGUMENT; IO (missing or unreadable file); INVALID_DATA (malformed XML: the
  * message names the file, the element and the line).
