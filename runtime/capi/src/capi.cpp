@@ -305,7 +305,7 @@ uint32_t slanim_version_number(void) { return SLANIM_VERSION; }
 
 const char* slanim_last_error(void) { return t_error.c_str(); }
 
-const char* slanim_status_name(slanim_status status) {
+const char* slanim_status_name(int status) {
     switch (status) {
         case SLANIM_OK: return "SLANIM_OK";
         case SLANIM_ERROR_NULL_ARGUMENT: return "SLANIM_ERROR_NULL_ARGUMENT";
@@ -600,14 +600,14 @@ slanim_status slanim_anim_to_bvh(const uint8_t* anim, size_t size, float fps, ch
 // IK
 // ---------------------------------------------------------------------------------------------
 
-slanim_status slanim_ik_solve(slanim_ik_solver solver, const float* positions, size_t num_joints, const float* target,
+slanim_status slanim_ik_solve(int32_t solver, const float* positions, size_t num_joints, const float* target,
                               const float* plane_normal, const slanim_ik_settings* settings, float* out_positions,
                               float* out_rotations, slanim_ik_report* report) {
     return guard(__func__, [&] {
         need(positions, "positions");
         need(target, "target");
         if (solver != SLANIM_IK_CCD && solver != SLANIM_IK_FABRIK)
-            fail(SLANIM_ERROR_OUT_OF_RANGE, fmt::format("solver {} is not SLANIM_IK_CCD or SLANIM_IK_FABRIK", static_cast<int>(solver)));
+            fail(SLANIM_ERROR_OUT_OF_RANGE, fmt::format("solver {} is not SLANIM_IK_CCD or SLANIM_IK_FABRIK", solver));
         if (num_joints < 2 || num_joints > static_cast<std::size_t>(ik::kMaxSolverJoints))
             fail(SLANIM_ERROR_OUT_OF_RANGE, fmt::format("num_joints {} is not in [2, {}]", num_joints, ik::kMaxSolverJoints));
         ik::SolveSettings ss;

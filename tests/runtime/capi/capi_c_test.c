@@ -71,7 +71,7 @@ static void test_version_and_status(void) {
     CHECK(strcmp(slanim_version(), SLANIM_VERSION_STRING) == 0);
     CHECK(slanim_version_number() == SLANIM_VERSION);
     CHECK(strcmp(slanim_status_name(SLANIM_ERROR_BUFFER_TOO_SMALL), "SLANIM_ERROR_BUFFER_TOO_SMALL") == 0);
-    CHECK(strcmp(slanim_status_name((slanim_status)999), "unknown status") == 0);
+    CHECK(strcmp(slanim_status_name(999), "unknown status") == 0);
     CHECK(slanim_last_error() != NULL);
 }
 
@@ -367,7 +367,7 @@ static void test_ik(void) {
     st.max_iterations = 200;
     EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_ik_solve(SLANIM_IK_CCD, NULL, 3, target, NULL, NULL, pos, rot, &rep));
     EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_ik_solve(SLANIM_IK_CCD, chain, 3, NULL, NULL, NULL, pos, rot, &rep));
-    EXPECT_STATUS(SLANIM_ERROR_OUT_OF_RANGE, slanim_ik_solve((slanim_ik_solver)7, chain, 3, target, NULL, NULL, pos, rot, &rep));
+    EXPECT_STATUS(SLANIM_ERROR_OUT_OF_RANGE, slanim_ik_solve(7, chain, 3, target, NULL, NULL, pos, rot, &rep));
     EXPECT_STATUS(SLANIM_ERROR_OUT_OF_RANGE, slanim_ik_solve(SLANIM_IK_CCD, chain, 1, target, NULL, NULL, pos, rot, &rep));
     EXPECT_STATUS(SLANIM_ERROR_OUT_OF_RANGE, slanim_ik_solve(SLANIM_IK_CCD, chain, 33, target, NULL, NULL, pos, rot, &rep));
     EXPECT_STATUS(SLANIM_ERROR_OUT_OF_RANGE, slanim_ik_solve(SLANIM_IK_CCD, bad, 3, target, NULL, NULL, pos, rot, &rep));
@@ -377,7 +377,7 @@ static void test_ik(void) {
     st.max_iterations = 200;
     for (solver = SLANIM_IK_CCD; solver <= SLANIM_IK_FABRIK; ++solver) {
         float d1, d2, err;
-        EXPECT_OK(slanim_ik_solve((slanim_ik_solver)solver, chain, 3, target, NULL, &st, pos, rot, &rep));
+        EXPECT_OK(slanim_ik_solve(solver, chain, 3, target, NULL, &st, pos, rot, &rep));
         CHECK(pos[0] == 0.f && pos[1] == 0.f && pos[2] == 0.f); /* the root is pinned */
         d1 = sqrtf(pos[3] * pos[3] + pos[4] * pos[4] + pos[5] * pos[5]);
         d2 = sqrtf((pos[6] - pos[3]) * (pos[6] - pos[3]) + (pos[7] - pos[4]) * (pos[7] - pos[4]) +

@@ -119,8 +119,9 @@ typedef enum slanim_status {
  * Valid until the next slanim call on this thread; owned by the library. Thread-local.
  */
 SLANIM_API const char* slanim_last_error(void);
-/** "SLANIM_OK", "SLANIM_ERROR_NULL_ARGUMENT", ...; "unknown status" otherwise. Static. */
-SLANIM_API const char* slanim_status_name(slanim_status status);
+/** "SLANIM_OK", "SLANIM_ERROR_NULL_ARGUMENT", ...; "unknown status" for any other value (the
+ *  parameter is an int so that any value is safe to pass). Static. */
+SLANIM_API const char* slanim_status_name(int status);
 
 /* ========================================================================================== */
 /* Types                                                                                      */
@@ -321,7 +322,7 @@ typedef struct slanim_ik_report {
 } slanim_ik_report;
 
 /**
- * Solves a chain given by joint positions: `positions` holds `num_joints` points (3 floats
+ * Solves a chain with `solver` (a slanim_ik_solver value) given by joint positions: `positions` holds `num_joints` points (3 floats
  * each, metres, any frame), index 0 the chain root (pinned) and num_joints - 1 the end
  * effector; 2 <= num_joints <= 32. The chain moves its end toward `target` (3 floats), or to
  * the plane through `target` with normal `plane_normal` (3 floats, optional). Bone lengths are
@@ -334,7 +335,7 @@ typedef struct slanim_ik_report {
  * Errors: NULL_ARGUMENT (positions, target); OUT_OF_RANGE (num_joints, solver, a setting, a
  * non-finite coordinate, a zero plane normal).
  */
-SLANIM_API slanim_status slanim_ik_solve(slanim_ik_solver solver, const float* positions, size_t num_joints,
+SLANIM_API slanim_status slanim_ik_solve(int32_t solver, const float* positions, size_t num_joints,
                                          const float* target, const float* plane_normal,
                                          const slanim_ik_settings* settings, float* out_positions,
                                          float* out_rotations, slanim_ik_report* report);
