@@ -903,7 +903,7 @@ slanim_status slanim_avatar_joint_matrices(const slanim_world* world, slanim_ava
         AvatarSlot& s = w.slot(avatar);
         const ModelPose& mp = w.world.model_pose(s.entity);
         check_capacity(matrices, capacity, mp.positions.size() * SLANIM_MATRIX_FLOATS, needed, "matrices");
-        const LocalPose& lp = w.world.local_pose(s.entity);
+        const LocalPose& lp = w.world.local_pose_read(s.entity);
         for (std::size_t j = 0; j < mp.positions.size(); ++j) {
             float* m = matrices + j * SLANIM_MATRIX_FLOATS;
             const Quat q = mp.rotations[j];

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "slanim/slanim.h"
@@ -29,6 +30,7 @@
 #include "slanim/formats/bvh_import.hpp"
 #include "slanim/formats/io.hpp"
 #include "slanim/formats/skeleton_xml.hpp"
+#include "slanim/ik/solvers.hpp"
 #include "slanim/puppetry/event_block.hpp"
 #include "slanim/runtime/appearance.hpp"
 #include "slanim/runtime/puppetry.hpp"
@@ -243,6 +245,96 @@ TEST(CApi, JointMatricesAreTheModelPose) {
         EXPECT_EQ(mj[11], 0.f);
         EXPECT_EQ(mj[15], 1.f);
         EXPECT_EQ(mj[12], tj[0]);  // the translation is the position, exactly
+    }
+}
+
+// Validation reports what `slanim validate --upload` prints, line for line.
+TEST(CApi, ValidationEqualsSlanimValidate) {
+#ifndef SLANIM_CLI_BINARY
+    GTEST_SKIP() << "built without the slanim command (SLANIM_BUILD_TOOLS=OFF)";
+#else
+    SKIP_WITHOUT(kDance);
+    auto bytes = read_or_skip(kDance);
+    bytes[20] ^= 0x40;  // somewhere in the header: a changed loop or ease value
+    bytes.resize(bytes.size() - 7);  // truncated: a structural error at the end
+    const auto dir = std::filesystem::temp_directory_path() / ("slanim_capi_val_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const auto file = dir / "broken.anim", out = dir / "out.txt";
+    ASSERT_TRUE(write_file_atomic(file.string(), bytes));
+    const std::string cmd = std::string(SLANIM_CLI_BINARY) + " validate --upload " + file.string() + " > " + out.string();
+    EXPECT_EQ(WEXITSTATUS(std::system(cmd.c_str())), 1) << cmd;
+    std::ifstream in(out);
+    std::string line, cli;
+    std::getline(in, line);  // "FILE: invalid (N error(s), M warning(s))"
+    while (std::getline(in, line)) cli += line.substr(2) + "\n";  // "  error: [...]"
+    slanim_validation v;
+    std::size_t needed = 0;
+    std::string report(4096, '\0');
+    ASSERT_EQ(slanim_anim_validate(bytes.data(), bytes.size(), 1, nullptr, nullptr, &v, report.data(), report.size(),
+                                   &needed),
+              SLANIM_OK);
+    report.resize(needed - 1);
+    EXPECT_EQ(report, cli);
+    EXPECT_FALSE(cli.empty());
+    EXPECT_EQ(v.valid, 0);
+    std::filesystem::remove_all(dir);
+#endif
+}
+
+// .anim → BVH through the C API is the text `slanim convert IN.anim -o OUT.bvh --fps 24` writes.
+TEST(CApi, AnimToBvhEqualsSlanimConvert) {
+#ifndef SLANIM_CLI_BINARY
+    GTEST_SKIP() << "built without the slanim command (SLANIM_BUILD_TOOLS=OFF)";
+#else
+    SKIP_WITHOUT(kDance);
+    const auto bytes = read_or_skip(kDance);
+    const auto dir = std::filesystem::temp_directory_path() / ("slanim_capi_bvh_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const auto bvh = dir / "dance.bvh";
+    const std::string cmd = std::string(SLANIM_CLI_BINARY) + " convert " + kDance + " -o " + bvh.string() + " --fps 24";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    const auto want = read_or_skip(bvh.string());
+    std::size_t needed = 0;
+    ASSERT_EQ(slanim_anim_to_bvh(bytes.data(), bytes.size(), 24.f, nullptr, 0, &needed), SLANIM_ERROR_BUFFER_TOO_SMALL);
+    std::string text(needed, '\0');
+    ASSERT_EQ(slanim_anim_to_bvh(bytes.data(), bytes.size(), 24.f, text.data(), text.size(), &needed), SLANIM_OK);
+    text.resize(needed - 1);
+    EXPECT_EQ(text, std::string(want.begin(), want.end()));
+    std::filesystem::remove_all(dir);
+#endif
+}
+
+// The chain solvers through the C API give what the C++ jobs give on the same chain.
+TEST(CApi, IkEqualsSolverJobs) {
+    // Root first: a bent 4-joint chain.
+    const float chain[12] = {0.f, 0.f, 0.f, 0.1f, 0.2f, 0.f, 0.1f, 0.4f, 0.1f, 0.f, 0.55f, 0.2f};
+    const float target[3] = {0.3f, 0.3f, -0.1f};
+    for (int32_t solver : {SLANIM_IK_CCD, SLANIM_IK_FABRIK}) {
+        float pos[12], rot[16];
+        slanim_ik_report rep;
+        ASSERT_EQ(slanim_ik_solve(solver, chain, 4, target, nullptr, nullptr, pos, rot, &rep), SLANIM_OK);
+        // The C++ side: J[0] = the end joint, offsets in the (identity) parent frames.
+        std::vector<Vec3> p;
+        for (int i = 3; i >= 0; --i) p.push_back({chain[3 * i], chain[3 * i + 1], chain[3 * i + 2]});
+        std::vector<Vec3> offsets{p[0] - p[1], p[1] - p[2], p[2] - p[3], {}};
+        std::vector<Quat> rots(4);
+        ik::ChainPose pose{offsets, rots, p[3], Quat::identity(), {}};
+        ik::Target t;
+        t.point = {target[0], target[1], target[2]};
+        ik::SolveSettings ss;
+        ss.end_rotation = ik::EndRotation::Follow;
+        ik::SolveReport ref;
+        ASSERT_TRUE(solver == SLANIM_IK_CCD ? (ik::CcdJob{pose, t, ss, &ref}.run()) : (ik::FabrikJob{pose, t, ss, &ref}.run()));
+        EXPECT_EQ(rep.iterations, ref.iterations);
+        EXPECT_EQ(rep.error, ref.error);
+        EXPECT_EQ(rep.converged, ref.converged ? 1 : 0);
+        const Vec3 end = ik::effector_position(pose);
+        EXPECT_EQ(pos[9], end.x);
+        EXPECT_EQ(pos[10], end.y);
+        EXPECT_EQ(pos[11], end.z);
+        // The root's rotation is its solved local rotation (its parent frame is the input's).
+        const float root[4] = {rots[3].x, rots[3].y, rots[3].z, rots[3].w};
+        expect_bits_equal(rot, root, 4, "root rotation");
     }
 }
 

@@ -170,6 +170,9 @@ public:
     }
     /// The local pose, for reading and writing (the avatar gets its own scales, see LocalPose).
     LocalPose& local_pose(Entity e);
+    /// The local pose for reading only: no side effect (shared rest scales stay shared), e.g. for
+    /// joint matrices (the C API). Precondition: valid(e); do not write through its spans.
+    [[nodiscard]] const LocalPose& local_pose_read(Entity e) const { return local_[dense_index(e)]; }
     [[nodiscard]] const ModelPose& model_pose(Entity e) const;
 
     /// IK settings: every avatar uses the world's settings unless it has its own.
