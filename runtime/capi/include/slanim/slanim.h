@@ -404,11 +404,14 @@ SLANIM_API slanim_status slanim_avatar_start_motion(slanim_world* world, slanim_
 /**
  * stopMotionLocally(id, immediate): the motion eases out (a looping one finishes its loop as
  * the viewer's setStopTime says); `immediate` non-zero deactivates it at once. Stopping a
- * motion that does not play is not an error. Errors: INVALID_HANDLE, NOT_FOUND (not cached).
+ * motion that does not play is not an error. The id finds the motion this avatar last started
+ * under it, even after the cache entry was replaced or unloaded. Errors: INVALID_HANDLE,
+ * NOT_FOUND (neither in the cache nor ever started on this avatar).
  */
 SLANIM_API slanim_status slanim_avatar_stop_motion(slanim_world* world, slanim_avatar avatar,
                                                    const uint8_t* motion_id, int immediate);
-/** *active = 1 when the motion is active on the avatar (playing or easing out), else 0. */
+/** *active = 1 when the motion is active on the avatar (playing or easing out), else 0.
+ *  Errors: INVALID_HANDLE, NOT_FOUND (as slanim_avatar_stop_motion), NULL_ARGUMENT. */
 SLANIM_API slanim_status slanim_avatar_is_motion_active(const slanim_world* world, slanim_avatar avatar,
                                                         const uint8_t* motion_id, int* active);
 /** Stops every motion of the avatar (deactivateAllMotions when `immediate`). */
@@ -461,7 +464,9 @@ SLANIM_API slanim_status slanim_avatar_joint_matrices(const slanim_world* world,
  * emotes of its motions, and (when `skin` is non-zero) the CPU-skinned base meshes (.llm) of
  * its skeleton's character folder. The folder's model is loaded once per skeleton object and
  * shared. Errors: INVALID_HANDLE; UNSUPPORTED (the avatar's skeleton is the embedded default:
- * there is no mesh without a character folder); IO / INVALID_DATA (avatar_lad.xml, an .llm).
+ * there is no mesh without a character folder); INVALID_DATA (avatar_lad.xml or an .llm it
+ * lists is missing or malformed: the message names the file and the byte offset or line).
+ * Calling it again replaces the appearance (weights back to their defaults).
  */
 SLANIM_API slanim_status slanim_avatar_enable_appearance(slanim_world* world, slanim_avatar avatar, int skin);
 
