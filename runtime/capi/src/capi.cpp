@@ -908,9 +908,14 @@ slanim_status slanim_avatar_joint_matrices(const slanim_world* world, slanim_ava
             float* m = matrices + j * SLANIM_MATRIX_FLOATS;
             const Quat q = mp.rotations[j];
             const Vec3 sc = j < lp.scales.size() ? lp.scales[j] : Vec3{1.f, 1.f, 1.f};
-            // Columns: the rotated, scaled basis vectors (the viewer's rotate), then the position.
-            const Vec3 c[3] = {rotate({1.f, 0.f, 0.f}, q) * sc.x, rotate({0.f, 1.f, 0.f}, q) * sc.y,
-                               rotate({0.f, 0.f, 1.f}, q) * sc.z};
+            // Columns: the basis vectors rotated by the unit quaternion (what rotate(v, q) gives for
+            // a unit q, in closed form) and scaled, then the position.
+            const float x2 = q.x + q.x, y2 = q.y + q.y, z2 = q.z + q.z;
+            const float xx = q.x * x2, yy = q.y * y2, zz = q.z * z2, xy = q.x * y2, xz = q.x * z2,
+                        yz = q.y * z2, wx = q.w * x2, wy = q.w * y2, wz = q.w * z2;
+            const Vec3 c[3] = {Vec3{1.f - (yy + zz), xy + wz, xz - wy} * sc.x,
+                               Vec3{xy - wz, 1.f - (xx + zz), yz + wx} * sc.y,
+                               Vec3{xz + wy, yz - wx, 1.f - (xx + yy)} * sc.z};
             for (int k = 0; k < 3; ++k) {
                 m[4 * k] = c[k].x, m[4 * k + 1] = c[k].y, m[4 * k + 2] = c[k].z, m[4 * k + 3] = 0.f;
             }
