@@ -247,6 +247,35 @@ static void test_world_and_avatars(void) {
     CHECK(ps.blocks_received == 1 && ps.blocks_malformed == 1 && ps.active == 0);
     EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_puppetry_stats(w, a, NULL));
 
+    /* A null world, and an object of the wrong kind where a world is expected. */
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_destroy(NULL, a));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_start_motion(NULL, a, kOtherId, 0.f));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_stop_motion(NULL, a, kOtherId, 0));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_is_motion_active(NULL, a, kOtherId, &flag));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_stop_all_motions(NULL, a, 0));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_set_time_factor(NULL, a, 1.f));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_set_paused(NULL, a, 1));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_set_pixel_area(NULL, a, 1.f));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_set_visible(NULL, a, 1));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_joint_count(NULL, a, &n));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_joint_transforms(NULL, a, buf, 7u * 214u, &needed));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_joint_matrices(NULL, a, buf, 16u * 214u, &needed));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_enable_appearance(NULL, a, 1));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_get_visual_param(NULL, a, 33, buf));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_set_visual_param(NULL, a, 33, 0.f));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_visual_param_range(NULL, a, 33, NULL, NULL, NULL));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_apply_wearable(NULL, a, "x", 1, NULL));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_mesh_count(NULL, a, &n));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_mesh_info(NULL, a, 0, NULL));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_mesh_vertices(NULL, a, 0, buf, NULL, 3, &needed));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_mesh_triangles(NULL, a, 0, NULL, 0, &needed));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_puppetry_block(NULL, a, garbage, 8));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_puppetry_stats(NULL, a, &ps));
+    EXPECT_STATUS(SLANIM_ERROR_INVALID_HANDLE, slanim_world_step((slanim_world*)(void*)s, 0.f));
+    EXPECT_STATUS(SLANIM_ERROR_INVALID_HANDLE, slanim_avatar_joint_count((slanim_world*)(void*)s, a, &n));
+    EXPECT_STATUS(SLANIM_ERROR_INVALID_HANDLE, slanim_skeleton_joint_count((slanim_skeleton*)(void*)w, &n));
+    EXPECT_STATUS(SLANIM_ERROR_INVALID_HANDLE, slanim_avatar_create(w, (slanim_skeleton*)(void*)w, &c));
+
     /* Destroy: the handle goes stale everywhere, also once its slot is reused. */
     EXPECT_OK(slanim_avatar_destroy(w, a));
     EXPECT_STATUS(SLANIM_ERROR_INVALID_HANDLE, slanim_avatar_destroy(w, a));
