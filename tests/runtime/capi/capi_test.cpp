@@ -13,6 +13,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <sys/wait.h>
@@ -509,6 +510,48 @@ TEST(CApi, CharacterFolderErrors) {
         int32_t n = 0;
         ASSERT_EQ(slanim_skeleton_joint_count(cs.s, &n), SLANIM_OK);
         EXPECT_EQ(n, 214);
+    }
+}
+
+// The thread rules of slanim.h: worlds on different threads at once, one skeleton shared by all
+// of them (reference counted), world-free calls from any thread, and a per-thread error message.
+TEST(CApi, WorldsOnThreadsShareASkeleton) {
+    SKIP_WITHOUT(kDance);
+    const auto bytes = read_or_skip(kDance);
+    SkeletonPtr shared_skeleton;
+    ASSERT_EQ(slanim_skeleton_default(&shared_skeleton.s), SLANIM_OK);
+    constexpr int kThreads = 4;
+    std::vector<std::vector<float>> poses(kThreads);
+    std::vector<std::string> problems(kThreads);
+    const auto run = [&](int t) {
+        slanim_world* w = nullptr;
+        if (slanim_world_create(1, &w) != SLANIM_OK) return void(problems[t] = slanim_last_error());
+        std::vector<slanim_avatar> avatars(3);
+        bool ok = slanim_world_load_motion(w, kId, bytes.data(), bytes.size()) == SLANIM_OK;
+        for (auto& a : avatars)
+            ok = ok && slanim_avatar_create(w, shared_skeleton.s, &a) == SLANIM_OK &&
+                 slanim_avatar_start_motion(w, a, kId, 0.25f) == SLANIM_OK;
+        for (int f = 0; ok && f < 30; ++f) {
+            ok = slanim_world_step(w, f == 0 ? 0.f : 1.f / 30.f) == SLANIM_OK;
+            // A failing world-free call on this thread: its message is this thread's own.
+            const float big_fps = 5000.f + static_cast<float>(t);
+            std::size_t needed = 0;
+            slanim_anim_to_bvh(bytes.data(), bytes.size(), big_fps, nullptr, 0, &needed);
+            const std::string want = "fps " + std::to_string(5000 + t);
+            if (std::string(slanim_last_error()).find(want) == std::string::npos)
+                problems[t] = "thread " + std::to_string(t) + " reads another thread's error: " + slanim_last_error();
+        }
+        if (ok) poses[t] = c_transforms(w, avatars[2]);
+        else problems[t] = slanim_last_error();
+        slanim_world_destroy(w);
+    };
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) threads.emplace_back(run, t);
+    for (auto& th : threads) th.join();
+    for (int t = 0; t < kThreads; ++t) {
+        EXPECT_EQ(problems[t], "") << "thread " << t;
+        ASSERT_EQ(poses[t].size(), 7u * 214u);
+        expect_bits_equal(poses[t].data(), poses[0].data(), poses[0].size(), "thread " + std::to_string(t));
     }
 }
 
