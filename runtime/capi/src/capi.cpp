@@ -790,13 +790,22 @@ slanim_status slanim_avatar_start_motion(slanim_world* world, slanim_avatar avat
         const MotionId id = motion_id(motion_id_bytes);
         if (!(start_offset >= 0.f) || !std::isfinite(start_offset))
             fail(SLANIM_ERROR_OUT_OF_RANGE, fmt::format("start_offset {} must be finite and >= 0", start_offset));
-        auto it = w.cache.find(id);
-        if (it == w.cache.end())
-            fail(SLANIM_ERROR_NOT_FOUND, fmt::format("motion {} is not loaded (slanim_world_load_motion)", uuid_text(id.data())));
-        auto clip = it->second.clip_for(s.skeleton->skeleton);
+        MotionController& ctrl = w.world.controller(s.entity);
+        std::shared_ptr<const MotionClip> clip;
+        // One id is one motion: while the avatar's instance is active it is the one restarted,
+        // even if the cache entry was replaced or unloaded meanwhile.
+        if (auto st = s.started.find(id); st != s.started.end() && ctrl.is_active(st->second.get())) {
+            clip = st->second;
+        } else {
+            auto it = w.cache.find(id);
+            if (it == w.cache.end())
+                fail(SLANIM_ERROR_NOT_FOUND,
+                     fmt::format("motion {} is not loaded (slanim_world_load_motion)", uuid_text(id.data())));
+            clip = it->second.clip_for(s.skeleton->skeleton);
+        }
         StartOptions so;
         so.start_offset = start_offset;
-        w.world.controller(s.entity).start(clip, so);
+        ctrl.start(clip, so);
         s.started.insert_or_assign(id, std::move(clip));
     });
 }

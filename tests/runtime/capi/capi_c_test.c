@@ -464,9 +464,11 @@ static void test_real_motion(const char* shared_dir) {
     EXPECT_OK(slanim_world_unload_motion(w, kDanceId));
     EXPECT_OK(slanim_avatar_is_motion_active(w, a, kDanceId, &active));
     CHECK(active == 1);
+    EXPECT_OK(slanim_avatar_start_motion(w, a, kDanceId, 0.f)); /* still active: restartable by id */
     EXPECT_OK(slanim_avatar_stop_motion(w, a, kDanceId, 1));
     EXPECT_OK(slanim_avatar_is_motion_active(w, a, kDanceId, &active));
     CHECK(active == 0);
+    EXPECT_STATUS(SLANIM_ERROR_NOT_FOUND, slanim_avatar_start_motion(w, a, kDanceId, 0.f)); /* ended, unloaded */
 
     /* Outside the world. */
     EXPECT_OK(slanim_motion_load(bytes, size, s, &m));

@@ -366,7 +366,8 @@ SLANIM_API slanim_status slanim_world_step(slanim_world* world, float dt);
  * Loads a motion into the world's cache under `motion_id` (16 bytes), shared by every avatar
  * of the world (LLKeyframeDataCache): the bytes are validated with the viewer's playback rules
  * (the UUID-dependent rules use `motion_id`) and decoded; the bytes are not kept. A motion
- * already loaded under that id is replaced for later starts (playing instances keep theirs).
+ * already loaded under that id is replaced for later starts; an avatar on which the old one is
+ * active keeps playing (and restarting) it until it ends.
  * Errors: NULL_ARGUMENT; INVALID_DATA: "error: [rule] message (... at byte N)" of the first
  * error (docs/anim-validation.md lists the rules).
  */
@@ -397,7 +398,9 @@ SLANIM_API int slanim_avatar_valid(const slanim_world* world, slanim_avatar avat
 /**
  * LLMotionController::startMotion(id, start_offset): starts the cached motion `motion_id`,
  * `start_offset` seconds in (finite, >= 0). A motion already fully playing keeps playing; one
- * easing out restarts. Errors: INVALID_HANDLE, NOT_FOUND (not in the cache), OUT_OF_RANGE.
+ * easing out restarts. While the avatar's instance of `motion_id` is active it is the motion
+ * started, even if the cache entry was replaced or unloaded meanwhile.
+ * Errors: INVALID_HANDLE, NOT_FOUND (not in the cache), OUT_OF_RANGE.
  */
 SLANIM_API slanim_status slanim_avatar_start_motion(slanim_world* world, slanim_avatar avatar,
                                                     const uint8_t* motion_id, float start_offset);
