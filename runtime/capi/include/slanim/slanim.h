@@ -141,6 +141,7 @@ typedef uint64_t slanim_avatar;
 /* ========================================================================================== */
 /* Skeletons                                                                                  */
 /* ========================================================================================== */
+/* Thread: any (skeletons are immutable; the reference count is atomic).                     */
 
 /**
  * The embedded default SL skeleton (133 bones, 26 collision volumes, 55 attachment points).
@@ -192,6 +193,8 @@ SLANIM_API slanim_status slanim_skeleton_joint_parent(const slanim_skeleton* ske
 /* ========================================================================================== */
 /* Motions outside a world                                                                    */
 /* ========================================================================================== */
+/* Thread: any; one motion may be sampled by several threads at once, but not destroyed while */
+/* another thread uses it.                                                                     */
 
 /** Header values of a motion (LLKeyframeMotion's), seconds. */
 typedef struct slanim_motion_info {
@@ -234,6 +237,7 @@ SLANIM_API slanim_status slanim_motion_sample(const slanim_motion* motion, float
 /* ========================================================================================== */
 /* .anim validation and conversion                                                            */
 /* ========================================================================================== */
+/* Thread: any (no shared state). Ownership: inputs are read during the call only.            */
 
 /** Counts of slanim_anim_validate. */
 typedef struct slanim_validation {
@@ -302,6 +306,7 @@ SLANIM_API slanim_status slanim_anim_to_bvh(const uint8_t* anim, size_t size, fl
 /* ========================================================================================== */
 /* IK on a chain                                                                              */
 /* ========================================================================================== */
+/* Thread: any (no shared state).                                                              */
 
 typedef enum slanim_ik_solver {
     SLANIM_IK_CCD = 0,    /**< cyclic coordinate descent (ik::CcdJob), the runtime's default */
@@ -343,6 +348,9 @@ SLANIM_API slanim_status slanim_ik_solve(int32_t solver, const float* positions,
 /* ========================================================================================== */
 /* Worlds and the motion cache                                                                */
 /* ========================================================================================== */
+/* Thread: calls on one world never overlap (any thread may drive a world, one at a time; see   */
+/* Threads above); slanim_world_create: any thread. Ownership: inputs are read during the call */
+/* only (the cache keeps decoded copies, never the caller's bytes).                            */
 
 /**
  * Creates a world. `threads`: worker threads for the per-avatar work, 0 = one per hardware
@@ -382,6 +390,8 @@ SLANIM_API slanim_status slanim_world_has_motion(const slanim_world* world, cons
 /* ========================================================================================== */
 /* Avatars                                                                                    */
 /* ========================================================================================== */
+/* Thread: as the world's functions above. Ownership: avatars belong to their world; outputs  */
+/* go to the caller's arrays; nothing is returned that the caller frees.                       */
 
 /**
  * Creates an avatar of `skeleton` in its rest pose (pelvis at the avatar-root origin). The
