@@ -129,7 +129,7 @@ typedef struct slanim_world slanim_world;
 typedef struct slanim_skeleton slanim_skeleton;
 typedef struct slanim_motion slanim_motion;
 typedef uint64_t slanim_avatar;
-#define SLANIM_NULL_AVATAR ((slanim_avatar)0)
+#define SLANIM_NULL_AVATAR UINT64_C(0)
 
 /** Floats per transform: position x, y, z, rotation x, y, z, w. */
 #define SLANIM_TRANSFORM_FLOATS 7
@@ -244,10 +244,11 @@ typedef struct slanim_validation {
  * does. `upload` non-zero applies the upload rules (unknown joints are errors, as
  * `slanim validate --upload`). `asset_id` (optional, 16 bytes) enables the rules that depend
  * on the asset's UUID. `skeleton` null: the embedded default.
- * `report` (optional when capacity is 0) receives one diagnostic per line,
- * "error: [rule] message (joint 3 'mHead', key 7, at byte 1234)\n" (docs/anim-validation.md).
- * Returns OK whether the file is valid or not (see result->valid); BUFFER_TOO_SMALL when the
- * report does not fit (result is filled all the same). Any thread.
+ * `report` receives one diagnostic per line,
+ * "error: [rule] message (joint 3 'mHead', key 7, at byte 1234)\n" (docs/anim-validation.md);
+ * null: no report wanted (`needed` is still set). Returns OK whether the file is valid or not
+ * (see result->valid); BUFFER_TOO_SMALL when a report is given and does not fit (result is
+ * filled all the same). Any thread.
  * Errors: NULL_ARGUMENT (result, needed; bytes when size > 0).
  */
 SLANIM_API slanim_status slanim_anim_validate(const uint8_t* bytes, size_t size, int upload,
@@ -324,9 +325,9 @@ typedef struct slanim_ik_report {
  * the plane through `target` with normal `plane_normal` (3 floats, optional). Bone lengths are
  * kept.
  * Outputs (each optional): `out_positions` (3 × num_joints) the solved positions;
- * `out_rotations` (4 × num_joints, x y z w) per joint the rotation its segment turned by, in
- * the frame of the input (identity for the end joint's own segment, which has none: its entry
- * equals its parent's); `report`.
+ * `out_rotations` (4 × num_joints, x y z w) per joint the rotation its outgoing segment turned
+ * by, in the frame of the input positions (the end joint has no segment: its entry equals its
+ * parent's); `report`.
  * `settings` null: defaults. Any thread.
  * Errors: NULL_ARGUMENT (positions, target); OUT_OF_RANGE (num_joints, solver, a setting, a
  * non-finite coordinate, a zero plane normal).
@@ -518,7 +519,7 @@ SLANIM_API slanim_status slanim_avatar_mesh_triangles(const slanim_world* world,
  * decoded and played in the next step (LLPuppetMotion, priority 7, jitter buffer on the
  * world's clock). The block is copied. Malformed blocks are counted in the stats, not
  * reported here (as the viewer drops them). Errors: NULL_ARGUMENT, INVALID_HANDLE,
- * OUT_OF_RANGE (size 0 or above 65536 bytes).
+ * OUT_OF_RANGE (size 0 or above 255 bytes, the datagram format's block limit).
  */
 SLANIM_API slanim_status slanim_avatar_puppetry_block(slanim_world* world, slanim_avatar avatar,
                                                       const uint8_t* block, size_t size);
