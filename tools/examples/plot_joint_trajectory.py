@@ -4,7 +4,7 @@
 joint's trajectory (its position in the avatar-root frame over time) to a PNG.
 
     PYTHONPATH=build/python python3 tools/examples/plot_joint_trajectory.py \
-        ../shared/anims/linden/DANCE1.anim --joint mHandRight -o hand.png
+        ../shared/anims/linden/DANCE1.anim --joint mWristRight -o hand.png
 
 Axes are SL's: X forward, Y left, Z up, metres. Needs NumPy and Matplotlib (Debian's
 python3-numpy, python3-matplotlib); prints the sampled range so it is useful without a display.
@@ -21,7 +21,7 @@ import slanim
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("anim", help=".anim file")
-    ap.add_argument("--joint", default="mHandRight", help="joint name or alias (default mHandRight)")
+    ap.add_argument("--joint", default="mWristRight", help="joint name or alias (default mWristRight, the right hand)")
     ap.add_argument("--fps", type=float, default=30.0, help="frames per second (default 30)")
     ap.add_argument("--duration", type=float, default=None, help="seconds (default: the motion's)")
     ap.add_argument("-o", "--output", default="trajectory.png", help="PNG to write")
