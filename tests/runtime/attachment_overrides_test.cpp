@@ -107,9 +107,16 @@ TEST(AttachmentOverrides, RemovalRestoresTheValueFromBeforeTheFirstOverride) {
     w.local_pose(e).positions[head] = {0.f, 0.f, 0.5f};  // someone moves it meanwhile
     ASSERT_EQ(add(w, e, uuid(kMidText), {pos(head, {0.f, 0.f, 0.4f})}), OverrideStatus::Ok);
     EXPECT_EQ(w.local_pose(e).positions[head].z, 0.4f);
+    // An animation moves it again; a mesh with a smaller UUID comes and goes: the active value
+    // (0.4, mesh kMid) does not change, so the joint is not rewritten either time.
+    w.local_pose(e).positions[head] = {0.f, 0.f, 0.6f};
+    const Uuid lowest = uuid("00000000-0000-0000-0000-000000000001");
+    ASSERT_EQ(add(w, e, lowest, {pos(head, {0.f, 0.f, 0.35f})}), OverrideStatus::Ok);
+    EXPECT_EQ(w.local_pose(e).positions[head].z, 0.6f);
+    ASSERT_EQ(w.remove_attachment_overrides(e, lowest), OverrideStatus::Ok);
+    EXPECT_EQ(w.local_pose(e).positions[head].z, 0.6f);
     ASSERT_EQ(w.remove_attachment_overrides(e, uuid(kLowText)), OverrideStatus::Ok);
-    // The active value (0.4, mesh kMid) did not change: the joint is not rewritten.
-    EXPECT_EQ(w.local_pose(e).positions[head].z, 0.4f);
+    EXPECT_EQ(w.local_pose(e).positions[head].z, 0.6f);
     ASSERT_EQ(w.remove_attachment_overrides(e, uuid(kMidText)), OverrideStatus::Ok);
     EXPECT_EQ(w.local_pose(e).positions[head].z, 0.2f);  // saved when kLow's override came
 }
@@ -461,6 +468,7 @@ TEST(AttachmentOverrides, SkeletalVisualParamsDoNotMoveOverriddenJoints) {
     }
     ASSERT_NE(param, kNoParam) << "no skeletal param with offsets and scales in avatar_lad.xml";
     const AppearanceParam& info = m.param(param);
+    RecordProperty("param", info.name + " moves " + (*skel)->name(moved) + ", scales " + (*skel)->name(scaled));
 
     World w;
     const Entity plain = w.create_avatar(*skel), over = w.create_avatar(*skel);
@@ -527,6 +535,7 @@ TEST(AttachmentOverrides, RealAnimationPositionsWinOverOverrides) {
     }
     if (!clip) GTEST_SKIP() << "no animation with position keys on a bone under " << dir;
     SCOPED_TRACE(chosen.string() + " positions " + skel->name(joint));
+    RecordProperty("animation", chosen.filename().string() + " positions " + skel->name(joint));
 
     World w;
     const Entity plain = w.create_avatar(skel), over = w.create_avatar(skel);
