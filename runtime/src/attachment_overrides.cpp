@@ -22,6 +22,7 @@ const char* override_status_name(OverrideStatus s) {
         case OverrideStatus::NonFinite: return "non-finite value";
         case OverrideStatus::AlreadyActive: return "mesh overrides already applied";
         case OverrideStatus::NotFound: return "mesh overrides not applied";
+        case OverrideStatus::TooManyMeshes: return "too many meshes on one avatar";
     }
     return "?";
 }
@@ -55,7 +56,7 @@ namespace {
 
 // `LLJoint::addAttachmentPosOverride` / `addAttachmentScaleOverride`: returns true when the
 // joint's value must be written (`updatePos`/`updateScale`), with the value in `out`.
-bool add_override(State& s, int joint, std::uint8_t kind, const Uuid& mesh, Vec3 value, Vec3 current,
+bool add_override(State& s, int joint, std::uint8_t kind, std::uint16_t mesh, Vec3 value, Vec3 current,
                   Vec3& out) {
     const ActiveOverride before = s.active(joint, kind);
     if (before.count == 0) {  // the first override saves the value it hides
@@ -65,10 +66,10 @@ bool add_override(State& s, int joint, std::uint8_t kind, const Uuid& mesh, Vec3
         else it->value = current;
     }
     auto it = std::find_if(s.entries.begin(), s.entries.end(), [&](const State::Entry& e) {
-        return e.joint == joint && e.kind == kind && e.mesh == mesh;
+        return e.is(joint, kind) && e.mesh == mesh;
     });
     if (it != s.entries.end()) it->value = value;  // m_map[mesh_id] = pos
-    else s.entries.push_back({mesh, value, static_cast<std::int16_t>(joint), kind});
+    else s.entries.push_back({value, static_cast<std::uint16_t>((joint << 1) | kind), mesh});
     const ActiveOverride after = s.active(joint, kind);
     out = after.value;
     // Positions are rewritten only when the active value changed; scales always (updateScale).
@@ -83,10 +84,10 @@ Vec3 saved_before(const State& s, int joint, std::uint8_t kind) {
 
 // `LLJoint::removeAttachmentPosOverride` / `removeAttachmentScaleOverride` for one (joint, kind)
 // that has an entry of `mesh`: returns true when the joint's value must be written.
-bool remove_override(State& s, int joint, std::uint8_t kind, const Uuid& mesh, Vec3& out) {
+bool remove_override(State& s, int joint, std::uint8_t kind, std::uint16_t mesh, Vec3& out) {
     const ActiveOverride before = s.active(joint, kind);
     const auto it = std::find_if(s.entries.begin(), s.entries.end(), [&](const State::Entry& e) {
-        return e.joint == joint && e.kind == kind && e.mesh == mesh;
+        return e.is(joint, kind) && e.mesh == mesh;
     });
     if (it == s.entries.end()) return false;
     s.entries.erase(it);
@@ -114,21 +115,24 @@ OverrideStatus World::add_attachment_overrides(Entity e, const Uuid& mesh, const
     if (st && std::find(st->meshes.begin(), st->meshes.end(), mesh) != st->meshes.end())
         return OverrideStatus::AlreadyActive;
     if (!st) st = std::make_unique<State>();
+    if (st->meshes.size() >= State::kMaxMeshes) return OverrideStatus::TooManyMeshes;
+    const auto slot = static_cast<std::uint16_t>(st->meshes.size());
+    st->meshes.push_back(mesh);
 
     Vec3 v;
     for (const JointOverride& j : o.joints) {
         if (j.has_position && above_joint_position_threshold(j.position, skel.default_position(j.joint))) {
-            if (add_override(*st, j.joint, State::kPosition, mesh, j.position,
+            if (add_override(*st, j.joint, State::kPosition, slot, j.position,
                              local_[d].positions[static_cast<std::size_t>(j.joint)], v))
                 set_joint_position_at(d, j.joint, v);
             // mLockScaleIfJointPosition: no threshold, a lock at the default value.
             if (o.lock_scale_if_joint_position &&
-                add_override(*st, j.joint, State::kScale, mesh, skel.rest_scales()[static_cast<std::size_t>(j.joint)],
+                add_override(*st, j.joint, State::kScale, slot, skel.rest_scales()[static_cast<std::size_t>(j.joint)],
                              local_[d].scales[static_cast<std::size_t>(j.joint)], v))
                 set_joint_scale_at(d, j.joint, v);
         }
         if (j.has_scale &&
-            add_override(*st, j.joint, State::kScale, mesh, j.scale, local_[d].scales[static_cast<std::size_t>(j.joint)], v))
+            add_override(*st, j.joint, State::kScale, slot, j.scale, local_[d].scales[static_cast<std::size_t>(j.joint)], v))
             set_joint_scale_at(d, j.joint, v);
     }
     if (o.pelvis_offset != 0.f) {  // addPelvisFixup
@@ -136,7 +140,8 @@ OverrideStatus World::add_attachment_overrides(Entity e, const Uuid& mesh, const
         if (it != st->fixups.end()) it->second = o.pelvis_offset;
         else st->fixups.emplace_back(mesh, o.pelvis_offset);
     }
-    st->meshes.push_back(mesh);
+    st->entries.shrink_to_fit();  // between steps: keep the books tight
+    st->before.shrink_to_fit();
     update_model_pose_at(d);  // postPelvisSetRecalc: the joint matrices follow at once
     return OverrideStatus::Ok;
 }
@@ -149,16 +154,19 @@ OverrideStatus World::remove_attachment_overrides(Entity e, const Uuid& mesh) {
     if (!st) return OverrideStatus::NotFound;
     const auto m = std::find(st->meshes.begin(), st->meshes.end(), mesh);
     if (m == st->meshes.end()) return OverrideStatus::NotFound;
+    const auto slot = static_cast<std::uint16_t>(m - st->meshes.begin());
     // Joint by joint, positions then scales (removeAttachmentOverridesForObject's loop).
     const int n = skeletons_[d]->num_joints();
     for (int j = 0; j < n; ++j) {
         Vec3 v;
-        if (remove_override(*st, j, State::kPosition, mesh, v)) set_joint_position_at(d, j, v);
-        if (remove_override(*st, j, State::kScale, mesh, v)) set_joint_scale_at(d, j, v);
+        if (remove_override(*st, j, State::kPosition, slot, v)) set_joint_position_at(d, j, v);
+        if (remove_override(*st, j, State::kScale, slot, v)) set_joint_scale_at(d, j, v);
     }
     std::erase_if(st->fixups, [&](const auto& f) { return f.first == mesh; });  // removePelvisFixup
     set_joint_position_at(d, skeletons_[d]->pelvis(), Vec3{});                    // SL-315
     st->meshes.erase(m);
+    for (State::Entry& en : st->entries)
+        if (en.mesh > slot) --en.mesh;
     update_model_pose_at(d);
     return OverrideStatus::Ok;
 }

@@ -19,17 +19,23 @@ namespace slanim {
 namespace detail {
 struct AttachmentState {
     static constexpr std::uint8_t kPosition = 0, kScale = 1;
+    /// 16 bytes: joint and kind packed, the mesh as an index into `meshes` (renumbered when a
+    /// mesh goes).
     struct Entry {
-        Uuid mesh;
         Vec3 value;
-        std::int16_t joint = 0;
-        std::uint8_t kind = kPosition;
+        std::uint16_t joint_kind = 0;  // joint << 1 | kind
+        std::uint16_t mesh = 0;
+        [[nodiscard]] int joint() const { return joint_kind >> 1; }
+        [[nodiscard]] std::uint8_t kind() const { return static_cast<std::uint8_t>(joint_kind & 1u); }
+        [[nodiscard]] bool is(int j, std::uint8_t k) const { return joint_kind == ((j << 1) | k); }
     };
     struct Before {
         std::int16_t joint = 0;
         std::uint8_t kind = kPosition;
         Vec3 value;
     };
+    /// Meshes one avatar can have applied at once (the index width of Entry::mesh).
+    static constexpr std::size_t kMaxMeshes = 0xFFFF;
     std::vector<Entry> entries;
     std::vector<Before> before;
     std::vector<std::pair<Uuid, float>> fixups;  // pelvis fix-ups: mesh, metres along Z
@@ -38,10 +44,10 @@ struct AttachmentState {
     [[nodiscard]] ActiveOverride active(int joint, std::uint8_t kind) const {
         ActiveOverride a;
         for (const Entry& e : entries) {
-            if (e.joint != joint || e.kind != kind) continue;
-            if (!a.found || a.mesh < e.mesh) {
+            if (!e.is(joint, kind)) continue;
+            if (!a.found || a.mesh < meshes[e.mesh]) {
                 a.found = true;
-                a.mesh = e.mesh;
+                a.mesh = meshes[e.mesh];
                 a.value = e.value;
             }
             ++a.count;

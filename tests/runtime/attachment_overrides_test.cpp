@@ -375,6 +375,20 @@ TEST(AttachmentOverrides, OverridesStayWithTheirAvatar) {
     EXPECT_EQ(w.local_pose(b).positions[head], (Vec3{0.f, 0.f, 0.1f}));
     const Entity c = w.create_avatar(skel);
     EXPECT_FALSE(w.active_position_override(c, head).found);
+
+    // A full rig: every bone 1 cm off its default, scales locked: 2 × 133 entries of 16 bytes,
+    // 2 × 133 saved values of 16 bytes, the mesh id, the books' 96-byte header, and the
+    // avatar's own local scales (a pool block of 214 × 12 bytes rounded to 64: 2,624).
+    std::vector<JointOverride> rig;
+    for (int j = 0; j < skel->num_bones(); ++j) rig.push_back(pos(j, skel->default_position(j) + Vec3{0.01f, 0.f, 0.f}));
+    const std::size_t before = w.avatar_state_bytes();
+    AttachmentOverrides o;
+    o.joints = rig;
+    o.lock_scale_if_joint_position = true;
+    ASSERT_EQ(w.add_attachment_overrides(c, uuid(kHighText), o), OverrideStatus::Ok);
+    const std::size_t per_rig = w.avatar_state_bytes() - before;
+    RecordProperty("full_rig_bytes", std::to_string(per_rig));
+    EXPECT_EQ(per_rig, 96u + 2u * 133u * 16u + 2u * 133u * 16u + 16u + 2624u);
 }
 
 // Skin info: joint names resolved with the skeleton, translation of each alternate bind

@@ -79,6 +79,7 @@ enum class OverrideStatus : std::uint8_t {
     AlreadyActive,  ///< this mesh's overrides are already applied (the viewer skips such a mesh:
                     ///< remove it first to change them); nothing changed
     NotFound,       ///< no overrides of this mesh are applied; nothing changed
+    TooManyMeshes,  ///< the avatar already has 65535 meshes applied; nothing changed
 };
 /// "ok", "invalid entity", … (static strings).
 const char* override_status_name(OverrideStatus s);

@@ -247,7 +247,7 @@ public:
     /// joint's rest scale; an explicit scale becomes a scale override (`addAttachmentScaleOverride`:
     /// the local scale gets the active value); a non-zero pelvis_offset a pelvis fix-up. The mesh
     /// then counts as applied even when no entry passed the threshold. Errors (nothing changed):
-    /// InvalidEntity, NullMesh, InvalidJoint, NonFinite, AlreadyActive.
+    /// InvalidEntity, NullMesh, InvalidJoint, NonFinite, AlreadyActive, TooManyMeshes.
     OverrideStatus add_attachment_overrides(Entity e, const Uuid& mesh, const AttachmentOverrides& overrides);
     /// `LLVOAvatar::removeAttachmentOverridesForObject(mesh_id)`: drops the mesh's position and
     /// scale overrides of every joint (a joint whose active value changed gets the new active
