@@ -579,3 +579,28 @@ TEST(AttachmentOverrides, RealAnimationPositionsWinOverOverrides) {
     ASSERT_EQ(w.remove_attachment_overrides(over, uuid(kMidText)), OverrideStatus::Ok);
     EXPECT_EQ(w.local_pose(over).positions[joint], skel->rest_positions()[joint]);
 }
+
+// A reduced-rate avatar (LOD) moves its shown pose toward a pose evaluated ahead: an override
+// set between steps is written into both, so the interpolation does not pull the joint back.
+TEST(AttachmentOverrides, ReducedRateAvatarsKeepTheOverride) {
+    World w;
+    LodSettings lod;
+    lod.enabled = true;
+    w.set_lod(lod);
+    const auto skel = Skeleton::default_skeleton();
+    const Entity e = w.create_avatar(skel);
+    w.controller(e).set_pixel_area(100.f);  // below half_rate_area: every 4th step
+    const int head = skel->find("mHead"), arm = skel->find("mShoulderLeft");
+    const auto clip = test::clip(test::motion({test::rot_joint("mShoulderLeft", {{0.f, 0.f}, {4.f, 90.f}})}, 4.f, 3));
+    w.controller(e).start(clip);
+    for (int k = 0; k < 2; ++k) w.step(1.f / 30.f);  // inside an interpolation span
+    ASSERT_EQ(w.update_period_at(0), 4);
+    const Vec3 over{0.f, 0.f, 0.1f};
+    ASSERT_EQ(add(w, e, uuid(kMidText), {pos(head, over)}), OverrideStatus::Ok);
+    const Quat arm_before = w.local_pose(e).rotations[arm];
+    for (int k = 0; k < 6; ++k) {
+        w.step(1.f / 30.f);
+        EXPECT_EQ(w.local_pose(e).positions[head], over) << "step " << k;
+    }
+    EXPECT_NE(w.local_pose(e).rotations[arm], arm_before);  // the avatar did animate meanwhile
+}
