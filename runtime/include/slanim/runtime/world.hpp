@@ -361,7 +361,7 @@ private:
     };
     std::vector<IkComponent> ik_;
     std::vector<std::shared_ptr<Appearance>> appearance_;  // null: no appearance
-    std::vector<std::unique_ptr<detail::AttachmentState>> overrides_;  // runtime/src/attachment_state.hpp  // null: no overrides
+    std::vector<std::unique_ptr<detail::AttachmentState>> overrides_;  // null: no overrides (runtime/src/attachment_state.hpp)
     void set_joint_position_at(std::size_t i, int joint, Vec3 v);
     void set_joint_scale_at(std::size_t i, int joint, Vec3 v);
     bool appearance_systems_ = false;
