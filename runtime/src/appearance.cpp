@@ -347,6 +347,17 @@ bool Appearance::morph(const MotionController& controller, LocalPose& local) {
                 state_.set_weight(p, info.min + w * (info.max - info.min));
             }
         }
+        // LLEyeMotion's blinks (a custom motion's setVisualParamWeight requests), this frame.
+        const AnimationOutputs& out = controller.animation_outputs();
+        if (out.blink_set) {
+            const float w[2] = {out.blink_left, out.blink_right};
+            const ParamIndex p[2] = {blink_left_, blink_right_};
+            for (int k = 0; k < 2; ++k) {
+                if (p[k] == kNoParam) continue;
+                const AppearanceParam& info = model().param(p[k]);
+                state_.set_weight(p[k], std::clamp(w[k], info.min, info.max));
+            }
+        }
         last_time_ = time;
         has_time_ = true;
     }

@@ -31,6 +31,7 @@
 #include "slanim/core/skeleton.hpp"
 #include "slanim/runtime/attachment_overrides.hpp"
 #include "slanim/runtime/motion_controller.hpp"
+#include "slanim/runtime/procedural.hpp"
 
 namespace slanim {
 
@@ -200,6 +201,25 @@ public:
     [[nodiscard]] Appearance* appearance(Entity e) const;
     /// Measure each constraint solve (ConstraintReport::solve_us). Off by default.
     void set_ik_timing(bool on) { ik_timing_ = on; }
+
+    /// The viewer's procedural motions (breathe, body noise, head and eye look-at with blinks
+    /// and saccades; slanim/runtime/procedural.hpp, docs/procedural-motions.md) for this
+    /// avatar: starts those in `set` that are not running, stops the others (they ease out).
+    /// All are off for a new avatar. Returns false for an invalid handle or when the skeleton
+    /// lacks a requested motion's joints (the rest of `set` is applied). Not during step().
+    bool set_procedural_motions(Entity e, const ProceduralSet& set);
+    /// The avatar's look-at target, read by the head and eye motions and by custom motions as
+    /// the viewer's "LookAtPoint" (`LLCharacter::setAnimationData`): by default a point in the
+    /// avatar-root frame (metres; the head's position is subtracted each frame, as
+    /// `LLHUDEffectLookAt::calcTargetPosition` does), or with LookAtFrame::HeadOffset the
+    /// vector from the head to the target in avatar-root axes. A host with region coordinates
+    /// converts them into the avatar-root frame first (p_root = (p_region − root position)
+    /// rotated by the inverse of the avatar's region rotation). Returns false for an invalid
+    /// handle or a non-finite target.
+    bool set_look_at(Entity e, Vec3 target, LookAtFrame frame = LookAtFrame::AvatarRoot);
+    /// No target (`removeAnimationData("LookAtPoint")`): the head follows the root, the eyes
+    /// look ahead. Returns false for an invalid handle.
+    bool clear_look_at(Entity e);
 
     /// Level of detail for all avatars (see LodSettings). Not during step().
     void set_lod(const LodSettings& lod) { lod_settings_ = lod; }
@@ -371,6 +391,8 @@ private:
     ik::IkSettings default_ik_;
     bool ik_timing_ = false;
     std::vector<Entity> dense_to_entity_;
+    // Procedural motion types per skeleton (shared by its avatars).
+    std::vector<std::pair<const Skeleton*, ProceduralMotionTypes>> procedural_types_;
     // Sparse side: entity index → dense index, generation per slot.
     std::vector<std::uint32_t> sparse_;
     std::vector<std::uint32_t> generation_;
