@@ -604,3 +604,180 @@ TEST(PuppetryRelayForward, HeldBytesStayBoundedUnderAFlood) {
     EXPECT_GT(h.relay.counters().agents_refused, 0u);
     EXPECT_EQ(h.relay.counters().blocks_overload_dropped, 50u * 16u * (9u - 5u));
 }
+
+// ---- federation (bus) ---------------------------------------------------------------------
+
+namespace {
+// Two regions side by side: West at grid (1000, 1000), East at (1001, 1000). West's sender S
+// stands 6 m from the border; East's N stands 4 m past it (10 m from S), F 40 m past it.
+struct TwoRegions {
+    Harness west, east;
+    std::vector<std::vector<std::uint8_t>> published;  // West's bus messages
+    const Uuid s = id(1), n = id(2), f = id(3), w = id(4);
+    static RelayConfig at(int gx) {
+        RelayConfig c;
+        c.origin_x = 256.0 * gx;
+        c.origin_y = 256.0 * 1000;
+        return c;
+    }
+    TwoRegions() : west(at(1000)), east(at(1001)) {
+        west.report(s, {250, 100, 20}, 1000);
+        west.report(w, {200, 100, 20}, 1004);  // 50 m from S: out of range in its own region
+        east.report(n, {4, 100, 20}, 2000);
+        east.report(f, {40, 100, 20}, 3000);
+    }
+    // West ticks and publishes; every message is delivered to East.
+    void tick_and_carry() {
+        published.clear();
+        west.now += 0.05;
+        west.relay.tick(
+            west.now, [this](const RelayEndpoint& to, std::span<const std::uint8_t> b) {
+                west.sent.push_back({to, {b.begin(), b.end()}});
+            },
+            [this](std::span<const std::uint8_t> m) {
+                published.emplace_back(m.begin(), m.end());
+                return true;
+            });
+        for (const auto& m : published) carry(m);
+    }
+    void carry(std::span<const std::uint8_t> m) {
+        east.relay.receive_bus_message(m, 256.0 * 1000, 256.0 * 1000, east.now,
+                                       [this](const RelayEndpoint& to, std::span<const std::uint8_t> b) {
+                                           east.sent.push_back({to, {b.begin(), b.end()}});
+                                       });
+    }
+};
+}  // namespace
+
+TEST(PuppetryRelayFederation, ReceiversAcrossTheBorderGetBlocksByTheSameRules) {
+    TwoRegions g;
+    const auto blk = make_block(42, 4);
+    g.west.send_blocks(g.s, {blk}, 1000);
+    g.tick_and_carry();
+    // One message per sender and tick, with the sender's id and global position.
+    ASSERT_EQ(g.published.size(), 1u);
+    BusMessage m;
+    ASSERT_TRUE(decode_bus_message(g.published[0], m));
+    EXPECT_EQ(m.sender, g.s);
+    EXPECT_TRUE(m.has_position);
+    EXPECT_DOUBLE_EQ(m.x, 256.0 * 1000 + 250);
+    EXPECT_DOUBLE_EQ(m.y, 256.0 * 1000 + 100);
+    ASSERT_EQ(m.blocks.size(), 1u);
+    // N (10 m away across the border) gets the block unchanged, F (46 m) and W (50 m) do not.
+    ASSERT_EQ(g.east.received(2000, g.s).size(), 1u);
+    EXPECT_EQ(g.east.received(2000, g.s)[0], blk);
+    EXPECT_TRUE(g.east.received(3000, g.s).empty());
+    EXPECT_TRUE(g.west.received(1004, g.s).empty());
+    EXPECT_EQ(g.east.relay.counters().bus_deliveries, 1u);
+    EXPECT_EQ(g.west.relay.counters().bus_published, 1u);
+    // The receiver's range, subscribe and mute apply as within one region.
+    ASSERT_EQ(g.east.post(g.f, {{"range", Llsd(50.0)}}).status, 200);
+    ASSERT_EQ(g.east.post(g.n, {{"mute", uuids({g.s})}}).status, 200);
+    g.east.sent.clear();
+    g.west.send_blocks(g.s, {blk}, 1000);
+    g.tick_and_carry();
+    EXPECT_TRUE(g.east.received(2000, g.s).empty());
+    EXPECT_EQ(g.east.received(3000, g.s).size(), 1u);
+    EXPECT_EQ(g.east.relay.counters().deliveries_muted, 1u);
+    ASSERT_EQ(g.east.post(g.f, {{"range", Llsd(5.0)}, {"subscribe", uuids({g.s})}}).status, 200);
+    ASSERT_EQ(g.east.post(g.n, {{"receive", Llsd(false)}, {"unmute", uuids({g.s})}}).status, 200);
+    g.east.sent.clear();
+    g.west.send_blocks(g.s, {blk}, 1000);
+    g.tick_and_carry();
+    EXPECT_EQ(g.east.received(3000, g.s).size(), 1u);  // subscribed beyond range
+    EXPECT_TRUE(g.east.received(2000, g.s).empty());    // receive off
+    EXPECT_EQ(g.east.relay.counters().deliveries_not_receiving, 1u);
+}
+
+TEST(PuppetryRelayFederation, SenderRulesAreAppliedBeforePublishing) {
+    TwoRegions g;
+    // event_size: truncated before publishing; transmit off: nothing published; newest 5.
+    ASSERT_EQ(g.west.post(g.s, {{"event_size", Llsd(64)}}).status, 200);
+    g.west.send_blocks(g.s, {make_block(1, 10)}, 1000);  // 10 + 90 bytes: cut to 64
+    g.tick_and_carry();
+    ASSERT_EQ(g.published.size(), 1u);
+    auto got = g.east.received(2000, g.s);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_LE(got[0].size(), 64u);
+    ASSERT_EQ(g.west.post(g.s, {{"event_size", Llsd(210)}}).status, 200);
+    for (int k = 0; k < 7; ++k) g.west.send_blocks(g.s, {make_block(100 + k, 2)}, 1000);
+    g.east.sent.clear();
+    g.tick_and_carry();
+    got = g.east.received(2000, g.s);
+    ASSERT_EQ(got.size(), 5u);
+    EXPECT_EQ(block_ts(got.front()), 102);
+    EXPECT_EQ(block_ts(got.back()), 106);
+    ASSERT_EQ(g.west.post(g.s, {{"transmit", Llsd(false)}}).status, 200);
+    g.west.send_blocks(g.s, {make_block(1, 2)}, 1000);
+    g.tick_and_carry();
+    EXPECT_TRUE(g.published.empty());
+    // Echo stays local: the sender's own relay echoes, the bus never delivers to the sender.
+    ASSERT_EQ(g.west.post(g.s, {{"echo_back", Llsd(true)}}).status, 200);
+    g.west.sent.clear();
+    g.west.send_blocks(g.s, {make_block(1, 2)}, 1000);
+    g.tick_and_carry();
+    EXPECT_EQ(g.west.received(1000, g.s).size(), 1u);
+    ASSERT_EQ(g.published.size(), 1u);
+}
+
+TEST(PuppetryRelayFederation, BusMessagesAreValidatedCountedAndDropped) {
+    TwoRegions g;
+    const auto blk = make_block(5, 3);
+    auto msg = [&](const Uuid& who, double x, double y, std::vector<std::vector<std::uint8_t>> b) {
+        std::vector<std::span<const std::uint8_t>> spans(b.begin(), b.end());
+        std::vector<std::uint8_t> out;
+        EXPECT_TRUE(encode_bus_message(who, true, x, y, 20, spans, out));
+        return out;
+    };
+    const double ox = 256.0 * 1000, oy = 256.0 * 1000;
+    // Outside West's square (where East's N stands): a forgery.
+    g.carry(msg(id(9), ox + 256 + 4, oy + 100, {blk}));
+    EXPECT_EQ(g.east.relay.counters().bus_outside_region, 1u);
+    // A sender that is one of East's own agents.
+    g.carry(msg(g.f, ox + 250, oy + 100, {blk}));
+    EXPECT_EQ(g.east.relay.counters().bus_local_sender, 1u);
+    // Oversized and malformed framing.
+    std::vector<std::uint8_t> huge(kBusMaxMessageSize + 1, 0xB1);
+    g.carry(huge);
+    EXPECT_EQ(g.east.relay.counters().bus_oversized, 1u);
+    auto bad = msg(id(9), ox + 250, oy + 100, {blk});
+    bad[0] = 0;
+    g.carry(bad);
+    g.carry({});
+    EXPECT_EQ(g.east.relay.counters().bus_malformed, 2u);
+    // A block the puppetry decoder rejects is dropped, the good one beside it delivered.
+    auto broken = blk;
+    broken[4] ^= 0x40;  // joint count no longer matches the payload
+    g.carry(msg(id(9), ox + 250, oy + 100, {broken, blk}));
+    EXPECT_EQ(g.east.relay.counters().bus_blocks_malformed, 1u);
+    EXPECT_EQ(g.east.relay.counters().bus_blocks_received, 2u);
+    const auto got = g.east.received(2000, id(9));
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0], blk);
+    EXPECT_EQ(g.east.relay.counters().bus_received, 6u);
+    EXPECT_EQ(g.east.relay.counters().agents, 2u);  // remote senders create no agent
+}
+
+TEST(PuppetryRelayFederation, BrokerGapsAndPublishFailuresAreCounted) {
+    Harness h;
+    h.relay.set_bus_connected(true, 10.0);
+    EXPECT_EQ(h.relay.counters().bus_connected, 1u);
+    EXPECT_EQ(h.relay.counters().bus_reconnects, 0u);
+    h.relay.set_bus_connected(false, 11.0);
+    h.relay.set_bus_connected(false, 11.5);  // no change
+    EXPECT_EQ(h.relay.counters().bus_connected, 0u);
+    h.relay.set_bus_connected(true, 13.25);
+    const auto& c = h.relay.counters();
+    EXPECT_EQ(c.bus_disconnects, 1u);
+    EXPECT_EQ(c.bus_reconnects, 1u);
+    EXPECT_EQ(c.bus_disconnected_ms, 2250u);
+    h.report(id(1), {0, 0, 0}, 1000);
+    h.send_blocks(id(1), {make_block(1, 2)}, 1000);
+    h.now += 0.05;
+    h.relay.tick(h.now, [](const RelayEndpoint&, std::span<const std::uint8_t>) {},
+                 [](std::span<const std::uint8_t>) { return false; });
+    EXPECT_EQ(c.bus_published, 1u);
+    EXPECT_EQ(c.bus_publish_failed, 1u);
+    const Llsd stats = h.relay.counters_llsd();
+    EXPECT_EQ(stats.as_map().at("bus_disconnected_ms").as_integer(), 2250);
+}

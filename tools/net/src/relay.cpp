@@ -93,6 +93,8 @@ Result<bool> RelayConfig::validate() const {
     if (!std::isfinite(max_range_m) || max_range_m <= 0.0)
         return bad(fmt::format("relay config: max_range_m must be a positive finite number of "
                                "metres, got {}", max_range_m));
+    if (!std::isfinite(origin_x) || !std::isfinite(origin_y))
+        return bad("relay config: the region origin must be finite");
     if (!std::isfinite(idle_timeout_s) || idle_timeout_s <= 0.0)
         return bad(fmt::format("relay config: idle_timeout_s must be a positive finite number "
                                "of seconds, got {}", idle_timeout_s));
@@ -356,6 +358,20 @@ Llsd relay_counters_llsd(const RelayCounters& c) {
     put("http_requests", c.http_requests);
     put("http_bad_requests", c.http_bad_requests);
     put("http_not_found", c.http_not_found);
+    put("bus_published", c.bus_published);
+    put("bus_publish_failed", c.bus_publish_failed);
+    put("bus_received", c.bus_received);
+    put("bus_oversized", c.bus_oversized);
+    put("bus_malformed", c.bus_malformed);
+    put("bus_outside_region", c.bus_outside_region);
+    put("bus_local_sender", c.bus_local_sender);
+    put("bus_blocks_received", c.bus_blocks_received);
+    put("bus_blocks_malformed", c.bus_blocks_malformed);
+    put("bus_deliveries", c.bus_deliveries);
+    put("bus_disconnects", c.bus_disconnects);
+    put("bus_reconnects", c.bus_reconnects);
+    put("bus_disconnected_ms", c.bus_disconnected_ms);
+    put("bus_connected", c.bus_connected);
     put("agents_created", c.agents_created);
     put("agents_expired", c.agents_expired);
     put("agents_refused", c.agents_refused);
@@ -474,68 +490,85 @@ void PuppetryRelay::queue_block(Agent& a, std::span<const std::uint8_t> block) {
 
 // ---- tick --------------------------------------------------------------------------------
 
-void PuppetryRelay::tick(double now_s, const RelaySendFn& send) {
+std::size_t PuppetryRelay::encode_forward(const Uuid& id,
+                                         std::span<const std::span<const std::uint8_t>> blocks) {
+    // Group consecutive blocks into datagrams within the soft limit (at most one per block).
+    std::size_t ngroups = 0, first = 0, size = pn::kDatagramHeaderSize + 1;
+    auto flush = [&](std::size_t last) {
+        return static_cast<bool>(
+            pn::encode_blocks(id, blocks.subspan(first, last - first), scratch_datagrams_[ngroups++]));
+    };
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+        const std::size_t add = 1 + blocks[i].size();
+        if (i > first && size + add > pn::kDatagramSoftLimit) {
+            if (!flush(i)) return 0;
+            first = i;
+            size = pn::kDatagramHeaderSize + 1;
+        }
+        size += add;
+    }
+    if (!flush(blocks.size())) return 0;
+    return ngroups;
+}
+
+void PuppetryRelay::deliver(const Uuid& sid, const Agent* local, bool has_pos, double gx,
+                            double gy, double gz, std::size_t nblocks, std::size_t ngroups,
+                            const RelaySendFn& send) {
+    for (auto& [rid, rp] : agents_) {
+        const Agent& r = *rp;
+        if (&r == local) {
+            if (!local->cap.echo_back) continue;
+        } else {
+            if (rid == sid) continue;  // a remote message naming one of ours (dropped earlier)
+            const bool in_range = [&] {
+                if (!r.has_position || !has_pos) return false;
+                const double dx = (config_.origin_x + double(r.position.x)) - gx;
+                const double dy = (config_.origin_y + double(r.position.y)) - gy;
+                const double dz = double(r.position.z) - gz;
+                return std::sqrt(dx * dx + dy * dy + dz * dz) <= r.cap.range;
+            }();
+            if (!in_range && !r.subscribed_to(sid)) continue;
+            if (r.muted(sid)) {
+                ++counters_.deliveries_muted;
+                continue;
+            }
+            if (!r.cap.receive) {
+                ++counters_.deliveries_not_receiving;
+                continue;
+            }
+        }
+        if (!r.has_endpoint) {
+            ++counters_.deliveries_no_endpoint;
+            continue;
+        }
+        ++counters_.deliveries;
+        if (!local) ++counters_.bus_deliveries;
+        counters_.blocks_forwarded += nblocks;
+        for (std::size_t g = 0; g < ngroups; ++g) {
+            send(r.endpoint, scratch_datagrams_[g]);
+            ++counters_.datagrams_sent;
+            counters_.bytes_sent += scratch_datagrams_[g].size();
+        }
+    }
+}
+
+void PuppetryRelay::tick(double now_s, const RelaySendFn& send, const RelayPublishFn& publish) {
     ++counters_.ticks;
-    // Datagrams of one sender, encoded once and sent to each receiver: at most one per block.
-    std::array<std::pair<std::size_t, std::size_t>, kRelayBlocksPerSenderPerTick> groups{};
-    auto& datagrams = scratch_datagrams_;
     for (auto& [sid, sp] : agents_) {
         Agent& s = *sp;
         if (s.count == 0) continue;
-        // Group consecutive blocks into datagrams within the soft limit.
-        std::size_t ngroups = 0, first = 0, size = pn::kDatagramHeaderSize + 1;
-        for (std::size_t i = 0; i < s.count; ++i) {
-            const std::size_t add = 1 + s.slot(i).size;
-            if (i > first && size + add > pn::kDatagramSoftLimit) {
-                groups[ngroups++] = {first, i};
-                first = i;
-                size = pn::kDatagramHeaderSize + 1;
-            }
-            size += add;
-        }
-        groups[ngroups++] = {first, s.count};
-        bool encoded = true;
-        for (std::size_t g = 0; g < ngroups && encoded; ++g) {
-            scratch_blocks_.clear();
-            for (std::size_t i = groups[g].first; i < groups[g].second; ++i)
-                scratch_blocks_.emplace_back(s.slot(i).bytes.data(), s.slot(i).size);
-            encoded = static_cast<bool>(pn::encode_blocks(s.id, scratch_blocks_, datagrams[g]));
-        }
-        if (encoded) {
-            for (auto& [rid, rp] : agents_) {
-                const Agent& r = *rp;
-                if (&r == &s) {
-                    if (!s.cap.echo_back) continue;
-                } else {
-                    const bool in_range = [&] {
-                        if (!r.has_position || !s.has_position) return false;
-                        const double dx = double(r.position.x) - s.position.x;
-                        const double dy = double(r.position.y) - s.position.y;
-                        const double dz = double(r.position.z) - s.position.z;
-                        return std::sqrt(dx * dx + dy * dy + dz * dz) <= r.cap.range;
-                    }();
-                    if (!in_range && !r.subscribed_to(s.id)) continue;
-                    if (r.muted(s.id)) {
-                        ++counters_.deliveries_muted;
-                        continue;
-                    }
-                    if (!r.cap.receive) {
-                        ++counters_.deliveries_not_receiving;
-                        continue;
-                    }
-                }
-                if (!r.has_endpoint) {
-                    ++counters_.deliveries_no_endpoint;
-                    continue;
-                }
-                ++counters_.deliveries;
-                counters_.blocks_forwarded += s.count;
-                for (std::size_t g = 0; g < ngroups; ++g) {
-                    send(r.endpoint, datagrams[g]);
-                    ++counters_.datagrams_sent;
-                    counters_.bytes_sent += datagrams[g].size();
-                }
-            }
+        scratch_blocks_.clear();
+        for (std::size_t i = 0; i < s.count; ++i)
+            scratch_blocks_.emplace_back(s.slot(i).bytes.data(), s.slot(i).size);
+        const double gx = config_.origin_x + double(s.position.x);
+        const double gy = config_.origin_y + double(s.position.y);
+        const double gz = double(s.position.z);
+        if (const std::size_t ngroups = encode_forward(s.id, scratch_blocks_); ngroups > 0)
+            deliver(s.id, &s, s.has_position, gx, gy, gz, s.count, ngroups, send);
+        if (publish &&
+            encode_bus_message(s.id, s.has_position, gx, gy, gz, scratch_blocks_, scratch_bus_)) {
+            ++counters_.bus_published;
+            if (!publish(scratch_bus_)) ++counters_.bus_publish_failed;
         }
         for (std::size_t i = 0; i < s.count; ++i) counters_.bytes_held -= s.slot(i).size;
         counters_.blocks_held -= s.count;
@@ -555,6 +588,76 @@ void PuppetryRelay::tick(double now_s, const RelaySendFn& send) {
         }
     }
     counters_.agents = agents_.size();
+}
+
+}  // namespace slanim
+
+namespace slanim {
+
+// ---- bus ---------------------------------------------------------------------------------
+
+void PuppetryRelay::receive_bus_message(std::span<const std::uint8_t> bytes, double origin_x,
+                                        double origin_y, double /*now_s*/,
+                                        const RelaySendFn& send) {
+    ++counters_.bus_received;
+    BusMessage m;
+    m.blocks.swap(scratch_bus_blocks_);
+    BusFault fault{};
+    const bool ok = static_cast<bool>(decode_bus_message(bytes, m, &fault));
+    auto done = [&] { scratch_bus_blocks_.swap(m.blocks); };
+    if (!ok) {
+        ++(fault == BusFault::Oversize ? counters_.bus_oversized : counters_.bus_malformed);
+        done();
+        return;
+    }
+    // The publishing relay only knows positions inside its own region; a sender placed
+    // elsewhere is a forgery or a broken relay. The square is closed on every side (an avatar
+    // standing exactly on the border).
+    if (m.has_position && (m.x < origin_x || m.x > origin_x + kRegionWidthM || m.y < origin_y ||
+                           m.y > origin_y + kRegionWidthM || std::fabs(m.z) > 1.0e5)) {
+        ++counters_.bus_outside_region;
+        done();
+        return;
+    }
+    if (find(m.sender)) {
+        ++counters_.bus_local_sender;
+        done();
+        return;
+    }
+    // Keep the blocks the puppetry decoder accepts, in order.
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < m.blocks.size(); ++i) {
+        ++counters_.bus_blocks_received;
+        scratch_events_.clear();
+        if (!decode_puppetry_block(m.blocks[i], config_.layout, scratch_events_)) {
+            ++counters_.bus_blocks_malformed;
+            continue;
+        }
+        m.blocks[kept++] = m.blocks[i];
+    }
+    m.blocks.resize(kept);
+    if (kept > 0) {
+        if (const std::size_t ngroups = encode_forward(m.sender, m.blocks); ngroups > 0)
+            deliver(m.sender, nullptr, m.has_position, m.x, m.y, m.z, kept, ngroups, send);
+    }
+    done();
+}
+
+void PuppetryRelay::set_bus_connected(bool connected, double now_s) {
+    if (connected == bus_up_) return;
+    if (connected) {
+        if (bus_ever_connected_) {
+            ++counters_.bus_reconnects;
+            const double gap = std::max(0.0, now_s - bus_down_since_);
+            counters_.bus_disconnected_ms += static_cast<std::uint64_t>(std::llround(gap * 1000.0));
+        }
+        bus_ever_connected_ = true;
+    } else {
+        ++counters_.bus_disconnects;
+        bus_down_since_ = now_s;
+    }
+    bus_up_ = connected;
+    counters_.bus_connected = connected ? 1 : 0;
 }
 
 }  // namespace slanim

@@ -58,6 +58,7 @@
 #include "slanim/core/math.hpp"
 #include "slanim/puppetry/event_block.hpp"
 #include "slanim/puppetry/datagram.hpp"
+#include "slanim/net/relay_bus.hpp"
 
 namespace slanim {
 
@@ -92,6 +93,9 @@ struct RelayConfig {
     std::size_t max_mutes = 100;      ///< per agent
     double max_range_m = 4096.0;      ///< largest range a POST may set, metres
     double idle_timeout_s = 60.0;     ///< an agent silent for this long (HTTP and UDP) is removed
+    /// Global metres of the region's south-west corner (federation: positions on the bus are
+    /// region frame + origin; slanim/net/relay_bus.hpp). 0, 0 for a relay alone.
+    double origin_x = 0.0, origin_y = 0.0;
 
     /// Error naming the first field out of range: defaults outside the POST ranges, zero
     /// limits, a non-finite or non-positive timeout or range cap.
@@ -132,6 +136,20 @@ struct RelayCounters {
     std::uint64_t http_requests = 0;
     std::uint64_t http_bad_requests = 0;  ///< 400 answers (malformed bodies, limits, values)
     std::uint64_t http_not_found = 0;     ///< 404 and 405 answers
+    // Bus (federation, docs/relay.md "Federation"). Published: one message per sender and tick.
+    std::uint64_t bus_published = 0;          ///< messages handed to the publish callback
+    std::uint64_t bus_publish_failed = 0;     ///< the callback refused them (broker unreachable)
+    std::uint64_t bus_received = 0;           ///< every message passed to receive_bus_message
+    std::uint64_t bus_oversized = 0;          ///< longer than kBusMaxMessageSize, dropped
+    std::uint64_t bus_malformed = 0;          ///< other framing errors, dropped whole
+    std::uint64_t bus_outside_region = 0;     ///< sender position outside the publishing region
+    std::uint64_t bus_local_sender = 0;       ///< names an agent of this relay, dropped
+    std::uint64_t bus_blocks_received = 0;    ///< blocks in valid messages
+    std::uint64_t bus_blocks_malformed = 0;   ///< blocks the puppetry decoder rejects, dropped
+    std::uint64_t bus_deliveries = 0;         ///< (remote sender, local receiver) pairs served
+    std::uint64_t bus_disconnects = 0;        ///< connection to the broker lost
+    std::uint64_t bus_reconnects = 0;         ///< connection to the broker back
+    std::uint64_t bus_disconnected_ms = 0;    ///< total time without the broker (closed gaps)
     // Agents.
     std::uint64_t agents_created = 0;
     std::uint64_t agents_expired = 0;
@@ -140,6 +158,7 @@ struct RelayCounters {
     std::uint64_t agents = 0;             ///< known now
     std::uint64_t blocks_held = 0;        ///< queued now
     std::uint64_t bytes_held = 0;         ///< bytes of the queued blocks now
+    std::uint64_t bus_connected = 0;      ///< 1 while connected to the broker (0 alone)
 };
 
 /// The counters as an LLSD map keyed by the member names (integers; reals past 2^31 − 1).
@@ -153,6 +172,9 @@ struct RelayHttpResponse {
 
 /// Called by tick() once per outgoing datagram: destination and bytes (valid during the call).
 using RelaySendFn = std::function<void(const RelayEndpoint&, std::span<const std::uint8_t>)>;
+/// Called by tick() once per bus message (slanim/net/relay_bus.hpp) to publish on the relay's
+/// own subject; returns false when the message could not be handed to the broker.
+using RelayPublishFn = std::function<bool(std::span<const std::uint8_t>)>;
 
 /// The relay state machine. See the file comment for the rules.
 class PuppetryRelay {
@@ -196,7 +218,26 @@ public:
     /// Forwards every queued block (see the rules) through `send`, empties the queues, then
     /// removes agents idle for longer than idle_timeout_s. Datagrams hold consecutive blocks of
     /// one sender and stay within puppetry_net::kDatagramSoftLimit bytes.
-    void tick(double now_s, const RelaySendFn& send);
+    /// With `publish`, each sender's accepted blocks of the tick (after transmit, event_size
+    /// and the newest-5 rule) are also published as one bus message carrying the sender's id
+    /// and global position (region position + config origin), whoever receives them locally.
+    void tick(double now_s, const RelaySendFn& send, const RelayPublishFn& publish = {});
+
+    /// One message from the bus, published by the relay of the region whose south-west corner
+    /// is (`origin_x`, `origin_y`) global metres. Validated like a datagram: framing
+    /// (decode_bus_message), the sender's position inside that region's 256 m square (when
+    /// known), a sender that is not one of this relay's agents, every block through the
+    /// puppetry decoder of config().layout; failures are counted and dropped. The valid blocks
+    /// are forwarded at once through `send` to this relay's agents by the rules that apply
+    /// within a region (range from the global positions, subscribe, mute, receive, endpoint;
+    /// the sender's relay already applied transmit, event_size and the newest-5 rule).
+    void receive_bus_message(std::span<const std::uint8_t> bytes, double origin_x,
+                             double origin_y, double now_s, const RelaySendFn& send);
+
+    /// Records the broker connection state (counters bus_connected, bus_disconnects,
+    /// bus_reconnects, bus_disconnected_ms). The first call with `connected` true is the
+    /// initial connection, not a reconnect.
+    void set_bus_connected(bool connected, double now_s);
 
     /// The agent's capability state; nullopt when the agent is unknown.
     [[nodiscard]] std::optional<RelayCapability> capability(const Uuid& agent) const;
@@ -225,6 +266,13 @@ private:
     std::size_t truncate_block(std::span<const std::uint8_t> block, std::size_t limit);
     RelayHttpResponse bad_request(std::string reason, std::string field = {},
                                   std::optional<std::size_t> limit = {});
+    /// Encodes `blocks` of sender `id` into scratch_datagrams_ (groups within the soft limit);
+    /// returns the number of datagrams, 0 on failure.
+    std::size_t encode_forward(const Uuid& id, std::span<const std::span<const std::uint8_t>> blocks);
+    /// Sends scratch_datagrams_[0, ngroups) to every agent that should receive sender `sid`
+    /// (`local` when the sender is one of ours) at global position (gx, gy, gz).
+    void deliver(const Uuid& sid, const Agent* local, bool has_pos, double gx, double gy,
+                 double gz, std::size_t nblocks, std::size_t ngroups, const RelaySendFn& send);
 
     RelayConfig config_;
     std::optional<Error> config_error_;
@@ -235,6 +283,11 @@ private:
     std::array<std::vector<std::uint8_t>, kRelayBlocksPerSenderPerTick> scratch_datagrams_;
     std::vector<std::uint8_t> scratch_block_;
     std::vector<PuppetryEvent> scratch_events_;
+    std::vector<std::uint8_t> scratch_bus_;
+    std::vector<std::span<const std::uint8_t>> scratch_bus_blocks_;
+    bool bus_ever_connected_ = false;
+    bool bus_up_ = false;
+    double bus_down_since_ = 0.0;
 };
 
 }  // namespace slanim
