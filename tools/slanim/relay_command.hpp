@@ -26,15 +26,26 @@ struct RelayOptions {
     int tick_ms = 50;                  ///< forwarding interval, milliseconds, [1, 10000]
     double duration_s = 0.0;           ///< > 0: stop after this many seconds; 0: until a signal
     RelayConfig config;                ///< limits and defaults
+    /// Federation (docs/relay.md "Federation"): a NATS URL (nats://127.0.0.1:4222); empty:
+    /// the relay works alone. Needs `region` and `grid_file`.
+    std::string nats_url;
+    std::string region;     ///< this relay's region: a name in the grid file
+    std::string grid_file;  ///< the grid file (slanim/net/relay_bus.hpp); sets config origin
 };
 
 /// A running relay: both sockets bound, an HTTP server thread (pool) and one UDP thread that
-/// receives datagrams and ticks the relay. All access to the state machine is serialised by
-/// one mutex. Stopped (threads joined, sockets closed) by stop() or the destructor.
+/// receives datagrams and ticks the relay. With `nats_url`, a NATS connection (the C client's
+/// own threads) publishes each tick's accepted blocks on the region's subject and delivers the
+/// neighbours' messages; it connects in the background, retries and reconnects forever (every
+/// 250 ms), so the relay serves its own region whether or not the broker is up. All access to
+/// the state machine is serialised by one mutex. Stopped (connection closed, threads joined,
+/// sockets closed) by stop() or the destructor.
 class RelayServer {
 public:
     /// Binds both sockets and starts the threads. Errors: a malformed HOST:PORT, a tick outside
-    /// [1, 10000] ms, an invalid config, a socket that cannot be bound.
+    /// [1, 10000] ms, an invalid config, a socket that cannot be bound; with `nats_url`: no
+    /// region or grid file, an unreadable or malformed grid file, a region it does not list, a
+    /// URL the NATS client refuses.
     static Result<std::unique_ptr<RelayServer>> start(const RelayOptions& options);
     ~RelayServer();
     RelayServer(const RelayServer&) = delete;
