@@ -167,9 +167,9 @@ struct RelayServer::Impl {
 
     mutable std::mutex mutex;  // guards relay
     PuppetryRelay relay;
-    httplib::Server http;
-    std::thread http_thread, udp_thread;
-    int http_port = 0, udp_port = 0;
+    httplib::Server http, admin;
+    std::thread http_thread, udp_thread, admin_thread;
+    int http_port = 0, udp_port = 0, admin_port = 0;
     int udp_fd = -1;
     int tick_ms = 50;
     std::atomic<bool> stopping{false};
@@ -181,6 +181,23 @@ struct RelayServer::Impl {
         {
             std::lock_guard lock(mutex);
             r = relay.handle_http(req.method, req.path, req.body, monotonic_seconds());
+        }
+        res.status = r.status;
+        res.set_content(r.body, "application/llsd+xml");
+    }
+
+    void serve_admin(const httplib::Request& req, httplib::Response& res) {
+        auto fresh = random_relay_credentials();
+        if (!fresh) {
+            res.status = 500;
+            res.set_content(format_llsd_xml(Llsd(Llsd::Map{{"error", Llsd(fresh.error().message)}})),
+                            "application/llsd+xml");
+            return;
+        }
+        RelayHttpResponse r;
+        {
+            std::lock_guard lock(mutex);
+            r = relay.handle_admin_http(req.method, req.path, monotonic_seconds(), *fresh);
         }
         res.status = r.status;
         res.set_content(r.body, "application/llsd+xml");
@@ -238,6 +255,11 @@ Result<std::unique_ptr<RelayServer>> RelayServer::start(const RelayOptions& o) {
     if (!http) return http.error();
     auto udp = parse_host_port(o.udp, "udp");
     if (!udp) return udp.error();
+    auto admin = parse_host_port(o.admin, "admin");
+    if (!admin) return admin.error();
+    if ((admin->address >> 24) != 127)
+        return Error{fmt::format("--admin '{}': the admin endpoint issues credentials and must be "
+                                 "bound to a loopback address (127.0.0.0/8)", o.admin)};
 
     RelayConfig config = o.config;
     std::optional<Grid> grid;
@@ -301,6 +323,27 @@ Result<std::unique_ptr<RelayServer>> RelayServer::start(const RelayOptions& o) {
         ::close(impl->udp_fd);
         return Error{fmt::format("http {}: cannot bind", o.http)};
     }
+    // Admin server: its own port, loopback only, the same relay and mutex.
+    auto admin_handler = [p](const httplib::Request& req, httplib::Response& res) {
+        p->serve_admin(req, res);
+    };
+    impl->admin.Get(".*", admin_handler);
+    impl->admin.Post(".*", admin_handler);
+    impl->admin.Put(".*", admin_handler);
+    impl->admin.Delete(".*", admin_handler);
+    impl->admin.set_payload_max_length(kRelayMaxHttpBody);
+    impl->admin.set_keep_alive_timeout(2);
+    impl->admin.set_read_timeout(2, 0);
+    impl->admin.set_write_timeout(2, 0);
+    if (admin->port == 0) {
+        impl->admin_port = impl->admin.bind_to_any_port(admin->host);
+    } else {
+        impl->admin_port = impl->admin.bind_to_port(admin->host, admin->port) ? admin->port : -1;
+    }
+    if (impl->admin_port <= 0) {
+        ::close(impl->udp_fd);
+        return Error{fmt::format("admin {}: cannot bind", o.admin)};
+    }
     if (grid) {
         if (auto b = impl->start_bus(o.nats_url, *grid, o.region); !b) {
             impl->stop_bus();
@@ -308,6 +351,7 @@ Result<std::unique_ptr<RelayServer>> RelayServer::start(const RelayOptions& o) {
             return b.error();
         }
     }
+    impl->admin_thread = std::thread([p] { p->admin.listen_after_bind(); });
     impl->http_thread = std::thread([p] { p->http.listen_after_bind(); });
     impl->udp_thread = std::thread([p] { p->udp_loop(); });
     return std::unique_ptr<RelayServer>(new RelayServer(std::move(impl)));
@@ -315,6 +359,7 @@ Result<std::unique_ptr<RelayServer>> RelayServer::start(const RelayOptions& o) {
 
 int RelayServer::http_port() const { return impl_->http_port; }
 int RelayServer::udp_port() const { return impl_->udp_port; }
+int RelayServer::admin_port() const { return impl_->admin_port; }
 
 RelayCounters RelayServer::counters() const {
     std::lock_guard lock(impl_->mutex);
@@ -328,7 +373,9 @@ void RelayServer::stop() {
     impl_->stopped = true;
     impl_->stopping.store(true);
     impl_->http.stop();
+    impl_->admin.stop();
     if (impl_->http_thread.joinable()) impl_->http_thread.join();
+    if (impl_->admin_thread.joinable()) impl_->admin_thread.join();
     if (impl_->udp_thread.joinable()) impl_->udp_thread.join();
     impl_->stop_bus();
     ::close(impl_->udp_fd);
@@ -339,6 +386,15 @@ CLI::App* add_relay_subcommand(CLI::App& app, RelayOptions& o) {
         "relay", "Run the puppetry relay: the Puppetry capability over HTTP, datagrams over UDP");
     r->add_option("--http", o.http, "HTTP address IPV4:PORT (port 0: pick one; default 127.0.0.1:0)");
     r->add_option("--udp", o.udp, "UDP address IPV4:PORT (port 0: pick one; default 127.0.0.1:0)");
+    r->add_option("--admin", o.admin,
+                  "Admin address 127.x.x.x:PORT, loopback only: POST /agent/<uuid> issues an agent's "
+                  "capability and circuit code (default 127.0.0.1:0)");
+    r->add_option("--max-blocks-per-s", o.config.max_blocks_per_s,
+                  "Per-agent rate limit, blocks per second (default 200)")
+        ->check(CLI::Range(1.0, 1e9));
+    r->add_option("--max-bytes-per-s", o.config.max_bytes_per_s,
+                  "Per-agent rate limit, datagram bytes per second (default 65536, at least 65299)")
+        ->check(CLI::Range(65299.0, 1e12));
     r->add_option("--tick-ms", o.tick_ms, "Forwarding interval, ms (default 50)")
         ->check(CLI::Range(1, 10000));
     r->add_option("--duration", o.duration_s, "Stop after S seconds (default: run until SIGINT/SIGTERM)")
@@ -372,7 +428,8 @@ int cmd_relay(std::ostream& out, std::ostream& err, const RelayOptions& o) {
     }
     const auto host = [](const std::string& hp) { return hp.substr(0, hp.rfind(':')); };
     out << "http " << host(o.http) << ":" << (*server)->http_port() << "\n"
-        << "udp " << host(o.udp) << ":" << (*server)->udp_port() << "\n";
+        << "udp " << host(o.udp) << ":" << (*server)->udp_port() << "\n"
+        << "admin " << host(o.admin) << ":" << (*server)->admin_port() << "\n";
     if (!o.nats_url.empty()) out << "region " << o.region << "\n";
     out << std::flush;
 

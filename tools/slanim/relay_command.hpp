@@ -23,6 +23,9 @@ namespace slanim::cli {
 struct RelayOptions {
     std::string http = "127.0.0.1:0";  ///< HOST:PORT (IPv4) for HTTP; port 0 picks a free one
     std::string udp = "127.0.0.1:0";   ///< HOST:PORT (IPv4) for UDP; port 0 picks a free one
+    /// HOST:PORT for the admin endpoint (issues credentials); the host must be a loopback
+    /// address (127.0.0.0/8); port 0 picks a free one.
+    std::string admin = "127.0.0.1:0";
     int tick_ms = 50;                  ///< forwarding interval, milliseconds, [1, 10000]
     double duration_s = 0.0;           ///< > 0: stop after this many seconds; 0: until a signal
     RelayConfig config;                ///< limits and defaults
@@ -43,7 +46,8 @@ struct RelayOptions {
 class RelayServer {
 public:
     /// Binds both sockets and starts the threads. Errors: a malformed HOST:PORT, a tick outside
-    /// [1, 10000] ms, an invalid config, a socket that cannot be bound; with `nats_url`: no
+    /// [1, 10000] ms, an invalid config, a socket that cannot be bound, an admin address that
+    /// is not loopback; with `nats_url`: no
     /// region or grid file, an unreadable or malformed grid file, a region it does not list, a
     /// URL the NATS client refuses.
     static Result<std::unique_ptr<RelayServer>> start(const RelayOptions& options);
@@ -53,6 +57,7 @@ public:
 
     [[nodiscard]] int http_port() const;
     [[nodiscard]] int udp_port() const;
+    [[nodiscard]] int admin_port() const;
     /// A consistent copy of the relay's counters.
     [[nodiscard]] RelayCounters counters() const;
     /// UDP send failures (sendto errors other than a full buffer are counted too).
@@ -70,7 +75,8 @@ private:
 /// Registers the `relay` subcommand on `app`, filling `o`.
 CLI::App* add_relay_subcommand(CLI::App& app, RelayOptions& o);
 
-/// Runs it: starts the server, prints `http HOST:PORT` and `udp HOST:PORT` lines on `out`
+/// Runs it: starts the server, prints `http HOST:PORT`, `udp HOST:PORT` and `admin HOST:PORT`
+/// lines (and `region NAME` with --nats) on `out`
 /// (flushed, so a parent process can read the chosen ports), serves until SIGINT/SIGTERM or
 /// `duration_s`, then prints the counters on `out` as one `stats {...}` JSON line.
 /// Exit status: 0 after a clean stop, 1 when a socket cannot be bound, 2 usage error.

@@ -4,8 +4,11 @@
 
 #include <fmt/format.h>
 
+#include <sys/random.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cerrno>
 #include <cstring>
 #include <limits>
 #include <utility>
@@ -29,6 +32,13 @@ struct PuppetryRelay::Agent {
     bool has_endpoint = false;
     RelayEndpoint endpoint;
     double last_seen = 0.0;
+    // Authentication: the credentials issued to the agent, and its circuit (bound by a
+    // use-circuit-code datagram to the endpoint it came from).
+    RelayCredentials creds;
+    bool circuit = false;
+    // Rate limit: token buckets of blocks and bytes, refilled at the configured rates up to one
+    // second's worth.
+    double block_tokens = 0.0, byte_tokens = 0.0, bucket_time = 0.0;
     // Ring of the newest queued blocks, oldest at `head`.
     std::array<Slot, kRelayBlocksPerSenderPerTick> ring;
     std::size_t head = 0, count = 0;
@@ -47,8 +57,32 @@ struct PuppetryRelay::Agent {
 namespace {
 
 constexpr std::string_view kAgentPrefix = "/agent/";
-constexpr std::string_view kAgentSuffix = "/puppetry";
+constexpr std::string_view kCapPrefix = "/cap/";
 constexpr std::size_t kUuidTextSize = 36;
+constexpr std::size_t kTokenBytes = 16;
+
+// 32 lowercase hex digits → 16 bytes; anything else fails.
+bool parse_token(std::string_view hex, RelayToken& out) {
+    if (hex.size() != 2 * kTokenBytes) return false;
+    auto nibble = [](char c) -> int {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        return -1;
+    };
+    for (std::size_t i = 0; i < kTokenBytes; ++i) {
+        const int hi = nibble(hex[2 * i]), lo = nibble(hex[2 * i + 1]);
+        if (hi < 0 || lo < 0) return false;
+        out[i] = static_cast<std::uint8_t>(hi * 16 + lo);
+    }
+    return true;
+}
+
+// 0 when equal; the time taken does not depend on where the bytes differ.
+unsigned constant_time_diff(const RelayToken& a, const RelayToken& b) {
+    unsigned d = 0;
+    for (std::size_t i = 0; i < kTokenBytes; ++i) d |= static_cast<unsigned>(a[i] ^ b[i]);
+    return d;
+}
 
 RelayHttpResponse llsd_response(int status, const Llsd& body) {
     return RelayHttpResponse{status, format_llsd_xml(body)};
@@ -93,6 +127,11 @@ Result<bool> RelayConfig::validate() const {
     if (!std::isfinite(max_range_m) || max_range_m <= 0.0)
         return bad(fmt::format("relay config: max_range_m must be a positive finite number of "
                                "metres, got {}", max_range_m));
+    if (!std::isfinite(max_blocks_per_s) || max_blocks_per_s < 1.0)
+        return bad(fmt::format("relay config: max_blocks_per_s must be at least 1, got {}", max_blocks_per_s));
+    if (!std::isfinite(max_bytes_per_s) || max_bytes_per_s < double(pn::kMaxDatagramSize))
+        return bad(fmt::format("relay config: max_bytes_per_s must be at least {} (one datagram), got {}",
+                               pn::kMaxDatagramSize, max_bytes_per_s));
     if (!std::isfinite(origin_x) || !std::isfinite(origin_y))
         return bad("relay config: the region origin must be finite");
     if (!std::isfinite(idle_timeout_s) || idle_timeout_s <= 0.0)
@@ -146,6 +185,9 @@ PuppetryRelay::Agent* PuppetryRelay::find_or_create(const Uuid& id, double now_s
     a->id = id;
     a->cap = config_.defaults;
     a->last_seen = now_s;
+    a->bucket_time = now_s;
+    a->block_tokens = config_.max_blocks_per_s;
+    a->byte_tokens = config_.max_bytes_per_s;
     Agent* raw = a.get();
     agents_.emplace(id, std::move(a));
     ++counters_.agents_created;
@@ -173,6 +215,113 @@ std::optional<Vec3> PuppetryRelay::position(const Uuid& agent) const {
     return std::nullopt;
 }
 
+// ---- authentication ----------------------------------------------------------------------
+
+std::string RelayCredentials::capability_path() const {
+    std::string p(kCapPrefix);
+    for (std::uint8_t b : token) p += fmt::format("{:02x}", b);
+    return p;
+}
+
+Result<RelayCredentials> random_relay_credentials() {
+    RelayCredentials c;
+    std::array<std::uint8_t, kTokenBytes + 4> bytes{};
+    std::size_t got = 0;
+    while (got < bytes.size()) {
+        const ssize_t n = ::getrandom(bytes.data() + got, bytes.size() - got, 0);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return Error{fmt::format("getrandom: {}", std::strerror(errno))};
+        }
+        got += static_cast<std::size_t>(n);
+    }
+    std::memcpy(c.token.data(), bytes.data(), kTokenBytes);
+    c.circuit_code = static_cast<std::uint32_t>(bytes[16]) | (static_cast<std::uint32_t>(bytes[17]) << 8) |
+                     (static_cast<std::uint32_t>(bytes[18]) << 16) | (static_cast<std::uint32_t>(bytes[19]) << 24);
+    return c;
+}
+
+PuppetryRelay::Agent* PuppetryRelay::find_by_token(const RelayToken& token) {
+    // Every issued token is compared, each in constant time, and the loop never stops early:
+    // the time taken says nothing about which token, or how much of one, matched.
+    Agent* found = nullptr;
+    for (auto& [id, a] : agents_) {
+        const unsigned d = constant_time_diff(a->creds.token, token);
+        found = d == 0 ? a.get() : found;
+    }
+    return found;
+}
+
+Result<RelayCredentials> PuppetryRelay::issue(const Uuid& agent, const RelayCredentials& fresh,
+                                              double now_s) {
+    if (agent.is_null()) return Error{"relay: cannot issue credentials to the null agent"};
+    const RelayToken zero{};
+    if (constant_time_diff(fresh.token, zero) == 0)
+        return Error{"relay: refusing an all-zero capability token"};
+    Agent* a = find_or_create(agent, now_s);
+    if (!a)
+        return Error{fmt::format("relay: the relay already serves {} agents (its limit)",
+                                 config_.max_agents)};
+    a->creds = fresh;
+    a->circuit = false;  // a new code opens a new circuit
+    a->has_endpoint = false;
+    a->last_seen = now_s;
+    ++counters_.credentials_issued;
+    return fresh;
+}
+
+bool PuppetryRelay::revoke(const Uuid& agent) {
+    auto it = agents_.find(agent);
+    if (it == agents_.end()) return false;
+    const Agent& a = *it->second;
+    for (std::size_t i = 0; i < a.count; ++i) counters_.bytes_held -= a.slot(i).size;
+    counters_.blocks_held -= a.count;
+    agents_.erase(it);
+    ++counters_.credentials_revoked;
+    counters_.agents = agents_.size();
+    return true;
+}
+
+RelayHttpResponse PuppetryRelay::handle_admin_http(std::string_view method, std::string_view path,
+                                                   double now_s, const RelayCredentials& fresh) {
+    ++counters_.http_admin_requests;
+    if (path == "/stats" && method == "GET") return llsd_response(200, counters_llsd());
+    std::optional<Uuid> id;
+    if (path.size() == kAgentPrefix.size() + kUuidTextSize && path.starts_with(kAgentPrefix))
+        id = Uuid::parse(path.substr(kAgentPrefix.size()));
+    if (!id || id->is_null())
+        return error_response(404, "no such resource: the admin endpoint is /agent/<agent uuid> "
+                                   "(POST issues credentials, DELETE revokes them) and /stats");
+    if (method == "POST") {
+        auto c = issue(*id, fresh, now_s);
+        if (!c) return error_response(503, c.error().message);
+        Llsd::Map m;
+        m.emplace("agent_id", Llsd(*id));
+        m.emplace("capability", Llsd(c->capability_path()));
+        // LLSD integers are signed 32-bit: the code's bits, as the viewer's U32 Code field.
+        m.emplace("circuit_code", Llsd(static_cast<std::int32_t>(c->circuit_code)));
+        return llsd_response(200, Llsd(std::move(m)));
+    }
+    if (method == "DELETE") {
+        if (!revoke(*id)) return error_response(404, "no such agent");
+        return llsd_response(200, Llsd(Llsd::Map{}));
+    }
+    return error_response(405, fmt::format("/agent/<uuid> answers POST and DELETE, not {}",
+                                           std::string(method.substr(0, 16))));
+}
+
+bool PuppetryRelay::within_rate(Agent& a, std::size_t bytes, std::size_t blocks, double now_s) {
+    const double dt = std::max(0.0, now_s - a.bucket_time);
+    a.bucket_time = now_s;
+    a.byte_tokens = std::min(config_.max_bytes_per_s, a.byte_tokens + dt * config_.max_bytes_per_s);
+    a.block_tokens = std::min(config_.max_blocks_per_s, a.block_tokens + dt * config_.max_blocks_per_s);
+    if (a.byte_tokens < static_cast<double>(bytes) || a.block_tokens < static_cast<double>(blocks))
+        return false;
+    a.byte_tokens -= static_cast<double>(bytes);
+    a.block_tokens -= static_cast<double>(blocks);
+    return true;
+}
+
 // ---- HTTP --------------------------------------------------------------------------------
 
 RelayHttpResponse PuppetryRelay::bad_request(std::string reason, std::string field,
@@ -197,26 +346,22 @@ RelayHttpResponse PuppetryRelay::handle_http(std::string_view method, std::strin
         }
         return llsd_response(200, counters_llsd());
     }
-    const bool agent_path = path.size() == kAgentPrefix.size() + kUuidTextSize +
-                                               kAgentSuffix.size() &&
-                            path.starts_with(kAgentPrefix) && path.ends_with(kAgentSuffix);
-    std::optional<Uuid> id;
-    if (agent_path) id = Uuid::parse(path.substr(kAgentPrefix.size(), kUuidTextSize));
-    if (!id || id->is_null()) {
+    Agent* a = nullptr;
+    if (path.size() == kCapPrefix.size() + 2 * kTokenBytes && path.starts_with(kCapPrefix)) {
+        RelayToken token{};
+        if (parse_token(path.substr(kCapPrefix.size()), token)) a = find_by_token(token);
+    }
+    if (!a) {
+        // The same answer for every unknown path and token: no hint of what exists.
         ++counters_.http_not_found;
-        return error_response(404, "no such resource: the capability is "
-                                   "/agent/<agent uuid>/puppetry (a non-null uuid), "
-                                   "the counters /stats");
+        return error_response(404, "not found");
     }
     if (!get && !post) {
         ++counters_.http_not_found;
         return error_response(405, fmt::format("the puppetry capability answers GET and POST, "
                                                "not {}", std::string(method.substr(0, 16))));
     }
-    Agent* a = find_or_create(*id, now_s);
-    if (!a)
-        return error_response(503, fmt::format("the relay already serves {} agents (its limit)",
-                                               config_.max_agents));
+    a->last_seen = now_s;
     return get ? capability_get(*a) : capability_post(*a, body);
 }
 
@@ -358,6 +503,16 @@ Llsd relay_counters_llsd(const RelayCounters& c) {
     put("http_requests", c.http_requests);
     put("http_bad_requests", c.http_bad_requests);
     put("http_not_found", c.http_not_found);
+    put("credentials_issued", c.credentials_issued);
+    put("credentials_revoked", c.credentials_revoked);
+    put("circuits_opened", c.circuits_opened);
+    put("circuits_refused", c.circuits_refused);
+    put("datagrams_unknown_agent", c.datagrams_unknown_agent);
+    put("datagrams_no_circuit", c.datagrams_no_circuit);
+    put("datagrams_spoofed", c.datagrams_spoofed);
+    put("datagrams_rate_limited", c.datagrams_rate_limited);
+    put("blocks_rate_limited", c.blocks_rate_limited);
+    put("http_admin_requests", c.http_admin_requests);
     put("bus_published", c.bus_published);
     put("bus_publish_failed", c.bus_publish_failed);
     put("bus_received", c.bus_received);
@@ -391,10 +546,40 @@ void PuppetryRelay::receive_datagram(std::span<const std::uint8_t> bytes,
         ++counters_.datagrams_malformed;
         return;
     }
-    Agent* a = find_or_create(d->agent, now_s);
-    if (!a) return;
-    a->endpoint = from;
-    a->has_endpoint = true;
+    Agent* a = find(d->agent);
+    if (!a) {  // never issued, revoked or expired
+        ++(d->kind == pn::DatagramKind::UseCircuitCode ? counters_.circuits_refused
+                                                       : counters_.datagrams_unknown_agent);
+        return;
+    }
+    if (d->kind == pn::DatagramKind::UseCircuitCode) {
+        // Opens (or moves) the agent's circuit to this address when the code is the one issued.
+        if ((d->circuit_code ^ a->creds.circuit_code) != 0) {
+            ++counters_.circuits_refused;
+            return;
+        }
+        a->circuit = true;
+        a->endpoint = from;
+        a->has_endpoint = true;
+        a->last_seen = now_s;
+        ++counters_.circuits_opened;
+        return;
+    }
+    if (!a->circuit) {
+        ++counters_.datagrams_no_circuit;
+        return;
+    }
+    if (from != a->endpoint) {  // the agent's id from another address: spoofed
+        ++counters_.datagrams_spoofed;
+        return;
+    }
+    const std::size_t nblocks = d->kind == pn::DatagramKind::Blocks ? d->blocks.size() : 0;
+    if (!within_rate(*a, bytes.size(), nblocks, now_s)) {
+        ++counters_.datagrams_rate_limited;
+        counters_.blocks_rate_limited += nblocks;
+        return;
+    }
+    a->last_seen = now_s;
     if (d->kind == pn::DatagramKind::PositionReport) {
         a->position = d->position;
         a->has_position = true;
