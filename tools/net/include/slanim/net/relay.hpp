@@ -32,6 +32,16 @@
 //     PuppetryTiming::max_blocks_per_frame; the spec states no such limit: the viewer queues
 //     every block it receives, §9.3); the older ones are dropped and counted.
 //
+// Authentication (docs/relay.md "Security"): agents exist only once credentials were issued to
+// them (issue(), the admin endpoint): a random 128-bit capability token, the only way to reach
+// the agent's capability over HTTP, and a circuit code; the agent's first datagram carries the
+// code and binds its circuit to the source address, and its later datagrams from any other
+// address are dropped and counted. Per-agent token buckets limit blocks/s and bytes/s.
+//
+// Federation (docs/relay.md "Federation", slanim/net/relay_bus.hpp): tick() can publish each
+// sender's accepted blocks as one bus message; receive_bus_message() validates a neighbour's
+// message and forwards its blocks at once by the same receiver rules, with global positions.
+//
 // Bounded memory and CPU under any input: at most RelayConfig::max_agents agents (each with
 // fixed storage for its queued blocks, ≤ max_subscriptions + max_mutes ids), HTTP bodies of at
 // most kRelayMaxHttpBody bytes, work per datagram linear in its size, work per tick
