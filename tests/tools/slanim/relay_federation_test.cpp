@@ -5,7 +5,8 @@
 // one 46 m away. Faults: the broker is killed mid-stream (both relays keep serving their own
 // regions, /stats shows the disconnection, they reconnect when it comes back on the same port
 // and /stats shows the gap); one relay stops (the other goes on); malformed and oversized
-// messages published on the bus are rejected and counted, and memory stays flat under them.
+// messages published on the bus are rejected and counted, and memory stays flat under them;
+// two `slanim relay` processes, one killed with SIGKILL mid-stream.
 // Bounded: about 8 s in all.
 // Skipped with a message when nats-server is absent. Not run under TSan (scripts/test.sh
 // --tsan does not select it): Debian's libnats is not instrumented, so its threads' accesses
@@ -16,6 +17,7 @@
 #include <nats/nats.h>
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -234,6 +236,53 @@ std::int64_t stat(const Llsd& s, const char* name) {
     return static_cast<std::int64_t>(v.to_number().value_or(-1));
 }
 
+// `slanim relay --nats ...` as a child process: its stdout read until the admin port is
+// printed; killed (SIGKILL) and reaped by process id.
+struct RelayProcess {
+    pid_t pid = -1;
+    int http = 0, udp = 0, admin = 0;
+    ~RelayProcess() { kill(); }
+    bool start(const std::vector<std::string>& args) {
+        int fds[2];
+        if (::pipe(fds) != 0) return false;
+        pid = ::fork();
+        if (pid == 0) {
+            ::dup2(fds[1], 1);
+            const int null = ::open("/dev/null", O_WRONLY);
+            ::dup2(null, 2);
+            ::close(fds[0]);
+            std::vector<char*> argv;
+            argv.push_back(const_cast<char*>(SLANIM_CLI_BINARY));
+            for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+            argv.push_back(nullptr);
+            ::execv(SLANIM_CLI_BINARY, argv.data());
+            ::_exit(127);
+        }
+        ::close(fds[1]);
+        std::FILE* out = ::fdopen(fds[0], "r");
+        char line[256];
+        while (out && std::fgets(line, sizeof line, out)) {  // the child prints within a second
+            const std::string l(line);
+            const auto port = [&] { return std::atoi(l.substr(l.rfind(':') + 1).c_str()); };
+            if (l.rfind("http ", 0) == 0) http = port();
+            if (l.rfind("udp ", 0) == 0) udp = port();
+            if (l.rfind("admin ", 0) == 0) {
+                admin = port();
+                break;
+            }
+        }
+        if (out) std::fclose(out);  // the child's later writes go to a closed pipe: it prints
+                                    // nothing more until its final stats line
+        return pid > 0 && http > 0 && udp > 0 && admin > 0;
+    }
+    void kill() {
+        if (pid <= 0) return;
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, nullptr, 0);
+        pid = -1;
+    }
+};
+
 #define SKIP_WITHOUT_NATS()                                                                     \
     if (!nats_server_binary())                                                                  \
         GTEST_SKIP() << "nats-server is not installed (Debian package nats-server): federation " \
@@ -346,4 +395,45 @@ TEST(RelayFederation, OneRelayStoppingLeavesTheOtherServingAndBadMessagesAreCoun
     EXPECT_TRUE(eventually([&] { return e2.drain(g.n.id) > 0; }, 1000ms));
     EXPECT_GT(g.east->counters().deliveries, before);
     EXPECT_EQ(g.east->counters().bus_connected, 1u);
+}
+
+TEST(RelayFederation, KillingOneRelayProcessLeavesTheOtherServing) {
+    SKIP_WITHOUT_NATS();
+    test::TempDir dir;
+    std::ofstream(dir / "grid.txt") << "West 1000 1000\nEast 1001 1000\n";
+    Broker broker(free_tcp_port());
+    ASSERT_TRUE(broker.start());
+    const std::string url = "nats://127.0.0.1:" + std::to_string(broker.port);
+    RelayProcess west, east;
+    ASSERT_TRUE(west.start({"relay", "--nats", url, "--region", "West", "--grid", dir / "grid.txt", "--tick-ms", "20"}));
+    ASSERT_TRUE(east.start({"relay", "--nats", url, "--region", "East", "--grid", dir / "grid.txt", "--tick-ms", "20"}));
+    auto connected = [](int admin) {
+        httplib::Client c("127.0.0.1", admin);
+        auto r = c.Get("/stats");
+        return r && r->status == 200 && r->body.find("<key>bus_connected</key><integer>1</integer>") != std::string::npos;
+    };
+    ASSERT_TRUE(eventually([&] { return connected(west.admin) && connected(east.admin); }, 5000ms));
+    Agent s{agent(1), {250, 100, 20}}, n{agent(3), {4, 100, 20}}, e2{agent(5), {10, 100, 20}};
+    test::join_relay(west.admin, west.udp, s.id, s.udp);
+    test::join_relay(east.admin, east.udp, n.id, n.udp);
+    test::join_relay(east.admin, east.udp, e2.id, e2.udp);
+    std::this_thread::sleep_for(100ms);
+    // Across the border, then West is killed mid-stream, then East's own agents go on.
+    std::size_t crossed = 0, local_after = 0;
+    for (int k = 0; k < 60; ++k) {
+        if (k % 10 == 0) {
+            s.report(west.udp);
+            n.report(east.udp);
+            e2.report(east.udp);
+        }
+        if (k == 30) west.kill();
+        if (k < 30) s.udp.send_to(west.udp, blocks_datagram(s.id, k));
+        else n.udp.send_to(east.udp, blocks_datagram(n.id, k));
+        std::this_thread::sleep_for(20ms);
+        crossed += n.drain(s.id);
+        if (k > 30) local_after += e2.drain(n.id);
+    }
+    EXPECT_GE(crossed, 20u);
+    EXPECT_GE(local_after, 20u) << "East serves its region after West died";
+    EXPECT_TRUE(connected(east.admin));
 }
