@@ -4,6 +4,7 @@
 // overload, expiry, bounded memory).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <string>
@@ -374,6 +375,15 @@ TEST(PuppetryRelayConfig, ValidateNamesTheBadField) {
     EXPECT_FALSE(c.validate());
     c = {};
     c.defaults.range = 5000;
+    EXPECT_FALSE(c.validate());
+    c = {};
+    c.max_blocks_per_s = 0.5;
+    EXPECT_FALSE(c.validate());
+    c = {};
+    c.max_bytes_per_s = 1000;  // below one largest datagram
+    EXPECT_NE(c.validate().error().message.find("max_bytes_per_s"), std::string::npos);
+    c = {};
+    c.origin_x = std::nan("");
     EXPECT_FALSE(c.validate());
     EXPECT_TRUE(RelayConfig{}.validate());
 }
