@@ -4,7 +4,8 @@
 # 3 s; the last line must show every in-range block delivered to at least 99.9 %, a p99 latency
 # of at most 2 ticks (100 ms) and every spoofed datagram dropped, with some in-range pairs
 # across region borders. The full-length run is `scripts/grid.sh --regions 4 --agents 1000
-# --seconds 30` (docs/relay.md). Exit 77 (skipped) without nats-server or the shared capture.
+# --seconds 30` (docs/relay.md). Afterwards no port of the grid may still be open (every process
+# stopped). Exit 77 (skipped) without nats-server or the shared capture.
 # Usage: grid_load_test.sh SLANIM_BINARY   (run from the repository root)
 set -euo pipefail
 slanim="$1"
@@ -32,4 +33,20 @@ cross = re.search(r"\((\d+) across borders\)", load)
 assert cross and int(cross.group(1)) > 0, "no in-range pair across a border: " + load
 assert " 0 spoofed blocks leaked" in load and " 0 unexpected" in load, load
 print("grid load test: ok")
+PY
+# Nothing left behind: the broker's and every relay's TCP ports are closed once grid.sh is done.
+python3 - "$out" <<'PY'
+import re, socket, sys
+ports = [int(p) for p in re.findall(r"(?:nats://127\.0\.0\.1:|http 127\.0\.0\.1:|admin 127\.0\.0\.1:)(\d+)", sys.argv[1])]
+assert len(ports) == 9, ports
+for p in ports:
+    s = socket.socket()
+    try:
+        s.connect(("127.0.0.1", p))
+        raise AssertionError("port %d still accepts connections after grid.sh ended" % p)
+    except ConnectionRefusedError:
+        pass
+    finally:
+        s.close()
+print("grid load test: every process stopped")
 PY
