@@ -14,7 +14,7 @@ if [ "${1:-}" = "--tsan" ]; then
   BUILD=build-tsan
   EXTRA=(-DSLANIM_TSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSLANIM_BUILD_BENCHMARKS=OFF)
   TARGETS=(--target slanim_runtime_tests slanim_cli_tests slanim)
-  FILTER=(-R '^(World|Crowd|Lod|Controller|LocalToModel|Appearance|EmoteMotion|HandMotion|PuppetryStream|RealPlay|CrowdCli)[.]')
+  FILTER=(-R '^(World|Crowd|Lod|Controller|LocalToModel|Appearance|EmoteMotion|HandMotion|PuppetryStream|RealPlay|CrowdCli|CustomMotion|Procedural)[.]')
   export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/scripts/tsan.supp"
 elif [ "${1:-}" = "--sanitize" ]; then
   BUILD=build-asan

@@ -14,7 +14,7 @@ constexpr int kStrides = kMaxAnimatedJoints / 4;
 }  // namespace
 
 MotionController::MotionController(std::shared_ptr<const Skeleton> skeleton)
-    : skeleton_(std::move(skeleton)) {
+    : skeleton_(std::move(skeleton)), head_(skeleton_->find("mHead")) {
 }
 
 MotionInstance* MotionController::find(const MotionClip* clip) const {
@@ -32,6 +32,19 @@ bool MotionController::is_active(const MotionClip* clip) const {
 
 bool MotionController::start(std::shared_ptr<const MotionClip> clip, const StartOptions& opt) {
     if (!clip) return false;
+    return start_instance(std::move(clip), opt, nullptr);
+}
+
+bool MotionController::start_custom(std::shared_ptr<const CustomMotionType> type, float start_offset) {
+    if (!type || type->num_skeleton_joints() != skeleton_->num_joints()) return false;
+    StartOptions opt;
+    opt.start_offset = start_offset;
+    opt.blend_type = type->spec().blend_type;
+    return start_instance(type->shape_ptr(), opt, type);
+}
+
+bool MotionController::start_instance(std::shared_ptr<const MotionClip> clip, const StartOptions& opt,
+                                      const std::shared_ptr<const CustomMotionType>& custom) {
     MotionInstance* m = find(clip.get());
     if (m && !paused_ && m->can_deprecate && m->fade_weight > 0.01f &&
         (m->pose_weight < 1.f || m->stop_time != 0.f)) {
@@ -48,9 +61,32 @@ bool MotionController::start(std::shared_ptr<const MotionClip> clip, const Start
         inst->clip = std::move(clip);
         inst->blend_type = opt.blend_type;
         inst->cursor.reset(*inst->clip);
-        inst->constraints = ik::resolve_constraints(*inst->clip, *skeleton_);
-        inst->constraint_states.assign(inst->constraints.constraints.size(), {});
-        inst->constraint_reports.assign(inst->constraints.constraints.size(), {});
+        if (custom) {
+            // A fresh LLMotion from the registry: its own object, seed and joint states.
+            const CustomMotionSpec& spec = custom->spec();
+            inst->min_pixel_area = spec.min_pixel_area;
+            inst->can_deprecate = spec.can_deprecate;
+            auto ci = std::make_unique<CustomInstance>();
+            ci->type = custom;
+            std::uint64_t z = seed_ + 0x9E3779B97F4A7C15ull * ++instances_made_;  // splitmix64
+            z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+            z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+            ci->motion = custom->instantiate(z ^ (z >> 31));
+            if (!ci->motion) return false;
+            const std::size_t n = spec.joints.size();
+            ci->rotations.assign(n, Quat::identity());
+            ci->positions.assign(n, Vec3{});
+            bool scale = false;
+            for (const CustomJoint& j : spec.joints) scale |= (j.usage & kUsageScale) != 0;
+            if (scale) ci->scales.assign(n, Vec3{1.f, 1.f, 1.f});
+            if (spec.identity_on_deactivate && identity_joints_.size() < static_cast<std::size_t>(skeleton_->num_joints()))
+                identity_joints_.assign(static_cast<std::size_t>(skeleton_->num_joints()), 0);
+            inst->custom = std::move(ci);
+        } else {
+            inst->constraints = ik::resolve_constraints(*inst->clip, *skeleton_);
+            inst->constraint_states.assign(inst->constraints.constraints.size(), {});
+            inst->constraint_reports.assign(inst->constraints.constraints.size(), {});
+        }
         m = inst.get();
         all_.push_back(std::move(inst));
     } else if (m->can_deprecate && m->active) {
@@ -105,6 +141,7 @@ void MotionController::activate(MotionInstance& m, float time) {
     m.stopped = false;
     m.active = true;
     m.loop = LoopState{};  // onActivate: mLastLoopedTime = 0
+    if (m.custom) m.custom->motion->on_activate();
     bool alive = true;
     on_update(m, 0.f, alive);  // onUpdate(0, signature) right away
     if (anim_time_ >= m.send_stop_time) {
@@ -153,6 +190,14 @@ void MotionController::deactivate(MotionInstance& m) {
     m.active = false;
     m.pose_weight = 0.f;
     for (auto& st : m.constraint_states) st.active = false;  // onDeactivate
+    if (m.custom) {
+        m.custom->motion->on_deactivate();
+        const CustomMotionSpec& spec = m.custom->type->spec();
+        if (spec.identity_on_deactivate) {  // LLEyeMotion::onDeactivate
+            for (const CustomJoint& j : spec.joints) identity_joints_[static_cast<std::size_t>(j.joint)] = 1;
+            identity_pending_ = true;
+        }
+    }
 }
 
 void MotionController::remove_inactive() {
@@ -169,7 +214,8 @@ void MotionController::remove_inactive() {
 
 void MotionController::on_update(MotionInstance& m, float t, bool& alive,
                                  const std::uint8_t* joint_mask) {
-    m.curve_time = motion_time_to_curve_time(*m.clip, t, m.stopped, m.loop, alive);
+    // A custom motion's onUpdate is its update() in sample() (its return value is handled there).
+    if (!m.custom) m.curve_time = motion_time_to_curve_time(*m.clip, t, m.stopped, m.loop, alive);
     m.last_update_time = m.update_time;
     m.update_time = std::max(t, 0.f);
     if (joint_mask) std::memcpy(m.joint_mask.data(), joint_mask, m.joint_mask.size());
@@ -294,6 +340,7 @@ void MotionController::update_by_type(BlendType type, JointSignature& sig) {
 }
 
 void MotionController::control(float dt) {
+    outputs_.blink_set = false;
     blend_order_.clear();
     for (const auto& m : active_) m->evaluate = false;
     if (paused_) return;
@@ -309,6 +356,7 @@ void MotionController::control(float dt) {
 }
 
 void MotionController::control_minimal() {
+    outputs_.blink_set = false;
     blend_order_.clear();
     for (const auto& m : active_) m->evaluate = false;
     external_joints_ = {};
@@ -321,15 +369,20 @@ void MotionController::control_minimal() {
     has_run_once_ = true;
 }
 
-void MotionController::sample(BlendScratch& scratch) {
+void MotionController::sample(BlendScratch& scratch, const PoseInput& pose) {
     std::size_t need = 0;
-    for (const MotionInstance* m : blend_order_) need += m->clip->tracks().size();
+    for (const MotionInstance* m : blend_order_)
+        if (!m->custom) need += m->clip->tracks().size();
     if (scratch.rotations.size() < need) {
         scratch.rotations.resize(need);
         scratch.positions.resize(need);
     }
     std::uint32_t offset = 0;
     for (MotionInstance* m : blend_order_) {
+        if (m->custom) {
+            update_custom(*m, pose);
+            continue;
+        }
         const std::size_t n = m->clip->tracks().size();
         m->state_offset = offset;
         SamplingJob job;
@@ -343,6 +396,31 @@ void MotionController::sample(BlendScratch& scratch) {
     }
 }
 
+void MotionController::update_custom(MotionInstance& m, const PoseInput& pose) {
+    CustomInstance& ci = *m.custom;
+    CustomMotionContext ctx;
+    ctx.time = m.update_time;
+    ctx.dt = frame_dt_;
+    ctx.weight = m.pose_weight;
+    ctx.skeleton = skeleton_.get();
+    ctx.local_rotations = pose.local_rotations;
+    ctx.local_positions = pose.local_positions;
+    ctx.model_rotations = pose.model_rotations;
+    ctx.model_positions = pose.model_positions;
+    Vec3 look_at = look_at_;
+    if (has_look_at_) {
+        if (look_at_frame_ == LookAtFrame::AvatarRoot && head_ >= 0 &&
+            static_cast<std::size_t>(head_) < pose.model_positions.size())
+            look_at = look_at_ - pose.model_positions[static_cast<std::size_t>(head_)];
+        ctx.data.look_at = &look_at;
+    }
+    ctx.outputs = &outputs_;
+    CustomMotionStates states{ci.rotations, ci.positions, ci.scales};
+    const bool alive = ci.motion->update(ctx, states);
+    // updateMotionsByType: a motion whose onUpdate returns false is stopped (eases out).
+    if (!alive && (!m.stopped || m.stop_time > anim_time_)) stop_instance(m, false);
+}
+
 void MotionController::blend(const LocalPoseView& pose, BlendScratch& scratch) {
     PoseBlender& blender = scratch.blender;
     if (blender.num_joints() < skeleton_->num_joints()) blender.resize(skeleton_->num_joints());
@@ -352,8 +430,34 @@ void MotionController::blend(const LocalPoseView& pose, BlendScratch& scratch) {
             blender.add(external_joints_[k], external_states_[k]);
         external_done = true;
     };
+    if (identity_pending_) {
+        // Joints of deactivated motions that reset them (LLEyeMotion::onDeactivate), before
+        // this frame's states are applied over them.
+        for (std::size_t j = 0; j < identity_joints_.size() && j < pose.rotations.size(); ++j)
+            if (identity_joints_[j]) {
+                pose.rotations[j] = Quat::identity();
+                identity_joints_[j] = 0;
+            }
+        identity_pending_ = false;
+    }
     for (MotionInstance* m : blend_order_) {
         if (!external_done && m->blend_type == BlendType::Normal) offer_external();
+        if (m->custom) {
+            const CustomInstance& ci = *m->custom;
+            const auto& joints = ci.type->spec().joints;
+            for (std::size_t k = 0; k < joints.size(); ++k) {
+                JointStateRef s;
+                s.position = ci.positions.data() + k;
+                s.rotation = ci.rotations.data() + k;
+                s.scale = ci.scales.empty() ? nullptr : ci.scales.data() + k;
+                s.weight = m->pose_weight;
+                s.priority = ci.type->joint_priority(k);
+                s.usage = joints[k].usage;
+                s.additive = m->blend_type == BlendType::Additive;
+                blender.add(joints[k].joint, s);
+            }
+            continue;
+        }
         const auto tracks = m->clip->tracks();
         const Quat* rot = scratch.rotations.data() + m->state_offset;
         const Vec3* pos = scratch.positions.data() + m->state_offset;
@@ -385,8 +489,15 @@ std::size_t MotionController::state_bytes() const {
                  m.constraint_states.capacity() * sizeof(ik::ConstraintState) +
                  m.constraint_reports.capacity() * sizeof(ik::ConstraintReport);
     };
-    for (const auto& m : all_) add(*m);
-    for (const auto& m : active_) add(*m);
+    const auto add_custom = [&](const MotionInstance& m) {
+        if (!m.custom) return;
+        const CustomInstance& ci = *m.custom;
+        bytes += sizeof(CustomInstance) + ci.rotations.capacity() * sizeof(Quat) +
+                 (ci.positions.capacity() + ci.scales.capacity()) * sizeof(Vec3);
+    };
+    for (const auto& m : all_) add(*m), add_custom(*m);
+    for (const auto& m : active_) add(*m), add_custom(*m);
+    bytes += identity_joints_.capacity();
     if (own_scratch_) bytes += sizeof(BlendScratch);
     return bytes;
 }

@@ -17,6 +17,7 @@
 
 #include "slanim/core/local_to_model.hpp"
 #include "slanim/runtime/appearance.hpp"
+#include "attachment_state.hpp"
 
 namespace slanim {
 
@@ -156,7 +157,11 @@ World::World(const WorldOptions& options) : exec_(std::make_unique<Exec>()), poo
                         w.controller_at(i).control(l.mode == LodMode::Full && l.behind == 0.f ? dt : l.control_dt);
                 }});
     add_system({Phase::Sample, "keyframe_sampling", {kController}, {kController, kJointStates}, {},
-                [](World& w, std::size_t i, float, WorkerScratch& s) { w.controller_at(i).sample(s.blend); }});
+                [](World& w, std::size_t i, float, WorkerScratch& s) {
+                    const LocalPose& lp = w.local_pose_at(i);
+                    const ModelPose& mp = w.model_pose_at(i);
+                    w.controller_at(i).sample(s.blend, {lp.rotations, lp.positions, mp.rotations, mp.positions});
+                }});
     add_system({Phase::Blend, "pose_blend", {kController, kJointStates}, {kLocalPose}, {},
                 [](World& w, std::size_t i, float, WorkerScratch& s) {
                     MotionController& c = w.controller_at(i);
@@ -203,11 +208,13 @@ Entity World::create_avatar(std::shared_ptr<const Skeleton> skeleton) {
     lod_.emplace_back();
 
     controllers_.push_back(std::make_unique<MotionController>(skeleton));
+    controllers_.back()->set_random_seed(e);  // custom motions' random numbers, per avatar
     skeletons_.push_back(std::move(skeleton));
     local_.push_back(std::move(lp));
     model_.push_back(std::move(mp));
     ik_.push_back({false, {}, ik::default_ground(*skeletons_.back())});
     appearance_.emplace_back();
+    overrides_.emplace_back();
     return e;
 }
 
@@ -297,6 +304,7 @@ bool World::destroy(Entity e) {
         model_[d] = std::move(model_[last]);
         ik_[d] = ik_[last];
         appearance_[d] = std::move(appearance_[last]);
+        overrides_[d] = std::move(overrides_[last]);
         dense_to_entity_[d] = dense_to_entity_[last];
         sparse_[dense_to_entity_[d] & kIndexMask] = d;
     }
@@ -309,6 +317,7 @@ bool World::destroy(Entity e) {
     model_.pop_back();
     ik_.pop_back();
     appearance_.pop_back();
+    overrides_.pop_back();
     dense_to_entity_.pop_back();
     const std::uint32_t index = e & kIndexMask;
     sparse_[index] = kNoDense;
@@ -345,6 +354,34 @@ void World::own_scales_at(std::size_t i) {
     scale_block_[i] = b;
 }
 const ModelPose& World::model_pose(Entity e) const { return model_[dense_index(e)]; }
+
+bool World::set_procedural_motions(Entity e, const ProceduralSet& set) {
+    const std::uint32_t d = dense_index(e);
+    if (d == kNoDense) return false;
+    const Skeleton* key = skeletons_[d].get();
+    const ProceduralMotionTypes* types = nullptr;
+    for (const auto& [s, t] : procedural_types_)
+        if (s == key) types = &t;
+    if (!types) {
+        procedural_types_.emplace_back(key, ProceduralMotionTypes::create(*key));
+        types = &procedural_types_.back().second;
+    }
+    return apply_procedural_set(*controllers_[d], *types, set);
+}
+
+bool World::set_look_at(Entity e, Vec3 target, LookAtFrame frame) {
+    const std::uint32_t d = dense_index(e);
+    if (d == kNoDense || !is_finite(target)) return false;
+    controllers_[d]->set_look_at(target, frame);
+    return true;
+}
+
+bool World::clear_look_at(Entity e) {
+    const std::uint32_t d = dense_index(e);
+    if (d == kNoDense) return false;
+    controllers_[d]->clear_look_at();
+    return true;
+}
 
 bool World::add_system(System s) {
     if (static_cast<bool>(s.run) == static_cast<bool>(s.each)) return false;
@@ -478,10 +515,13 @@ void World::reset_profile() {
 std::size_t World::avatar_state_bytes() const {
     std::size_t bytes = pool_->live_bytes;
     for (const auto& c : controllers_) bytes += sizeof(MotionController) + c->state_bytes();
+    for (const auto& o : overrides_)
+        if (o) bytes += o->bytes();
     // One slot of every dense component array and of the handle tables.
     const std::size_t per_slot = sizeof(std::shared_ptr<const Skeleton>) + sizeof(std::unique_ptr<MotionController>) +
                                  sizeof(LocalPose) + sizeof(ModelPose) + sizeof(IkComponent) +
-                                 sizeof(std::shared_ptr<Appearance>) + sizeof(Entity) + 2 * sizeof(void*) + sizeof(LodState) +
+                                 sizeof(std::shared_ptr<Appearance>) +
+                                 sizeof(std::unique_ptr<detail::AttachmentState>) + sizeof(Entity) + 2 * sizeof(void*) + sizeof(LodState) +
                                  3 * sizeof(std::uint32_t);
     return bytes + per_slot * size();
 }

@@ -17,10 +17,39 @@
 #include "slanim/core/clip.hpp"
 #include "slanim/core/skeleton.hpp"
 #include "slanim/ik/constraints.hpp"
+#include "slanim/runtime/custom_motion.hpp"
 
 namespace slanim {
 
-enum class BlendType : std::uint8_t { Normal, Additive };
+/// The per-instance part of a custom motion (slanim/runtime/custom_motion.hpp): its object and
+/// its joint states, which persist between frames like LLJointState objects.
+struct CustomInstance {
+    std::shared_ptr<const CustomMotionType> type;
+    std::unique_ptr<CustomMotion> motion;
+    std::vector<Quat> rotations;  ///< per spec joint
+    std::vector<Vec3> positions;  ///< per spec joint
+    std::vector<Vec3> scales;     ///< per spec joint
+};
+
+/// The avatar's pose before this frame's blend, for custom motions (CustomMotionContext).
+/// Spans may be empty (no pose known).
+struct PoseInput {
+    std::span<const Quat> local_rotations;
+    std::span<const Vec3> local_positions;
+    std::span<const Quat> model_rotations;
+    std::span<const Vec3> model_positions;
+};
+
+/// Frame of a look-at target given to MotionController::set_look_at.
+enum class LookAtFrame : std::uint8_t {
+    /// A point in the avatar-root frame (X forward, Y left, Z up, metres; the pelvis rests at
+    /// the origin): each frame the head's model position (last step's pose) is subtracted, as
+    /// `LLHUDEffectLookAt::calcTargetPosition` subtracts the head's world position.
+    AvatarRoot,
+    /// The viewer's "LookAtPoint" itself: the vector from the head joint to the target, in
+    /// avatar-root axes.
+    HeadOffset,
+};
 
 /// One playing instance of a clip (an `LLMotion` instance).
 struct MotionInstance {
@@ -66,6 +95,10 @@ struct MotionInstance {
     SamplingCursor cursor;
     /// Where sample() wrote this instance's joint states in the BlendScratch (first track).
     std::uint32_t state_offset = 0;
+
+    /// Set for a custom motion (then `clip` is its type's shape, and sample() calls its
+    /// update() instead of sampling keys); null for keyframe motions.
+    std::unique_ptr<CustomInstance> custom;
 };
 
 /// Working memory of the sample and blend phases: the joint states of the motions being
@@ -101,6 +134,29 @@ public:
     /// True when the canonical instance of `clip` is active.
     [[nodiscard]] bool is_active(const MotionClip* clip) const;
 
+    /// Starts a custom motion (`startMotion` with the type as the id), with the same
+    /// deprecation and no-restart rules as start(): a blending or once-stopped instance eases
+    /// out and a fresh one (a new CustomMotion from the type's factory) starts. The type's
+    /// blend type, priorities and timing apply. Stop it with stop(&type->shape()). Returns
+    /// false for a null type or one built for a skeleton with another joint count.
+    bool start_custom(std::shared_ptr<const CustomMotionType> type, float start_offset = 0.f);
+
+    /// The look-at target custom motions read as "LookAtPoint" (`LLCharacter::
+    /// setAnimationData`); `clear_look_at` = `removeAnimationData`.
+    void set_look_at(Vec3 target, LookAtFrame frame = LookAtFrame::AvatarRoot) {
+        look_at_ = target;
+        look_at_frame_ = frame;
+        has_look_at_ = true;
+    }
+    void clear_look_at() { has_look_at_ = false; }
+    [[nodiscard]] bool has_look_at() const { return has_look_at_; }
+    [[nodiscard]] Vec3 look_at() const { return look_at_; }
+    [[nodiscard]] LookAtFrame look_at_frame() const { return look_at_frame_; }
+    /// Visual param requests of this frame's custom motions (reset by control()).
+    [[nodiscard]] const AnimationOutputs& animation_outputs() const { return outputs_; }
+    /// Seed of the per-instance seeds custom motions receive (the World sets one per avatar).
+    void set_random_seed(std::uint64_t seed) { seed_ = seed; }
+
     /// The viewer's always-running LLPelvisFixMotion (LOW priority, pelvis position 0,
     /// ease 0.5/0.5 s) that returns the pelvis to the root when nothing positions it.
     void start_pelvis_fix();
@@ -126,8 +182,9 @@ public:
     /// blend() then do nothing) and external states are dropped.
     void control_minimal();
     /// Phase `sample`: evaluates the motions control() marked into `scratch` (which grows to
-    /// the sum of their tracks, then no longer allocates).
-    void sample(BlendScratch& scratch);
+    /// the sum of their tracks, then no longer allocates); custom motions' update() runs here,
+    /// with `pose` (the avatar's pose before this frame's blend) in its context.
+    void sample(BlendScratch& scratch, const PoseInput& pose = {});
     /// Phase `blend`: offers the joint states sample() left in `scratch` (the same scratch, no
     /// other avatar's sample() in between) to the blender in the viewer's order and applies
     /// them to `pose` (joints nobody drives keep their transform). No allocation once the
@@ -151,7 +208,8 @@ public:
     /// Joint states sample() may write: the tracks of every active motion.
     [[nodiscard]] std::size_t state_count() const {
         std::size_t n = 0;
-        for (const auto& m : active_) n += m->clip->tracks().size();
+        for (const auto& m : active_)
+            if (!m->custom) n += m->clip->tracks().size();
         return n;
     }
     /// Heap bytes of this controller's motion instances (cursors and constraint state
@@ -163,6 +221,8 @@ public:
     [[nodiscard]] bool offers_scale() const {
         for (const JointStateRef& s : external_states_)
             if (s.usage & kUsageScale) return true;
+        for (const auto& m : active_)
+            if (m->custom && !m->custom->scales.empty()) return true;
         return false;
     }
 
@@ -183,6 +243,9 @@ private:
                    const std::uint8_t* joint_mask = nullptr);
     MotionInstance* find(const MotionClip* clip) const;
     void remove_inactive();
+    bool start_instance(std::shared_ptr<const MotionClip> clip, const StartOptions& options,
+                        const std::shared_ptr<const CustomMotionType>& custom);
+    void update_custom(MotionInstance& m, const PoseInput& pose);
 
     std::shared_ptr<const Skeleton> skeleton_;
     std::vector<std::unique_ptr<MotionInstance>> all_;     // canonical + deprecated instances
@@ -196,6 +259,15 @@ private:
     float pixel_area_ = std::numeric_limits<float>::max();
     float frame_dt_ = 0.f;
     bool paused_ = false, has_run_once_ = false;
+    // Custom motions: animation data, outputs, seeds, joints to reset on deactivation.
+    Vec3 look_at_;
+    LookAtFrame look_at_frame_ = LookAtFrame::AvatarRoot;
+    bool has_look_at_ = false;
+    bool identity_pending_ = false;
+    AnimationOutputs outputs_;
+    std::uint64_t seed_ = 0, instances_made_ = 0;
+    std::vector<std::uint8_t> identity_joints_;  // per joint: reset to identity at next blend
+    int head_ = -1;  // mHead, for look-at points in the avatar-root frame
 };
 
 }  // namespace slanim
