@@ -6,12 +6,19 @@
 //   op % 5 == 0  a datagram of the n bytes, from endpoint 127.0.0.1:(1000 + op / 5 % 4)
 //   op % 5 == 1  POST the n bytes to agent (op / 5 % 6)'s capability (agents are 42…0k uuids)
 //   op % 5 == 2  GET agent (op / 5 % 6)'s capability (the bytes are ignored)
-//   op % 5 == 3  a request with the n bytes as the path: GET, POST (empty body) or PUT by op / 5
+//   op % 5 == 3  a request with the n bytes as the path: GET, POST (empty body), PUT or DELETE
+//                by op / 5 % 4, to the public port when op / 5 % 8 < 4, else to the admin
+//                endpoint (issuing agent op / 5 % 6's deterministic credentials)
+// Before the script, agents 0..3 are issued deterministic credentials (token = the agent id
+// with its first byte ^ 0xC3, circuit code 0x5EED0000 + k) and open their circuits from ports
+// 1000..1003; agents 4 and 5 have none.
 //   op % 5 == 4  a tick; the clock advances by op / 5 seconds before it (idle expiry at 30 s)
 // A truncated last record uses what is left.
 //
 // Properties checked (a violation aborts, which libFuzzer reports as a crash):
 //  * no crash, no sanitizer finding, whatever the bytes;
+//  * a capability answers 200 only at the path of an issued token; the admin endpoint's
+//    capability is the issued token's path;
 //  * every HTTP answer has a status in {200, 400, 404, 405, 503} and an LLSD XML body that
 //    parses into a map; a 200 capability answer has all seven fields, at most 3 subscriptions
 //    and 3 mutes, event_size in [30, 210], a finite range in [0, 4096]; an error answer has
@@ -65,7 +72,16 @@ Uuid agent(unsigned k) {
     return u;
 }
 
-std::string cap_path(unsigned k) { return "/agent/" + agent(k).str() + "/puppetry"; }
+// Deterministic credentials of agent k (the command issues random ones).
+RelayCredentials creds(unsigned k) {
+    RelayCredentials c;
+    c.token = agent(k).bytes;
+    c.token[0] ^= 0xC3;
+    c.circuit_code = 0x5EED0000u + k;
+    return c;
+}
+
+std::string cap_path(unsigned k) { return creds(k).capability_path(); }
 
 RelayConfig fuzz_config() {
     RelayConfig c;
@@ -117,8 +133,16 @@ void check_bounds(const PuppetryRelay& relay, std::size_t size) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t size) {
     PuppetryRelay relay(fuzz_config());
     double now = 0.0;
+    // Agents 0..3 hold credentials and their circuits are open from ports 1000..1003; agents
+    // 4 and 5 were never issued any.
+    for (unsigned k = 0; k < kAgents; ++k) {
+        SLANIM_FUZZ_CHECK(relay.issue(agent(k), creds(k), now).ok(), size);
+        relay.receive_datagram(pn::encode_use_circuit_code(agent(k), creds(k).circuit_code),
+                               {0x7F000001u, static_cast<std::uint16_t>(1000 + k)}, now);
+    }
+    SLANIM_FUZZ_CHECK(relay.counters().circuits_opened == kAgents, size);
+    std::uint64_t datagrams = kAgents;
     std::size_t p = 0;
-    std::uint64_t datagrams = 0;
     while (p < size) {
         const std::uint8_t op = bytes[p++];
         std::size_t n = 0;
@@ -137,9 +161,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
             case 1: check_answer(relay.handle_http("POST", cap_path(arg % 6), text, now), true, size); break;
             case 2: check_answer(relay.handle_http("GET", cap_path(arg % 6), {}, now), true, size); break;
             case 3: {
-                static constexpr const char* kMethods[3] = {"GET", "POST", "PUT"};
-                const auto r = relay.handle_http(kMethods[arg % 3], text, {}, now);
-                check_answer(r, r.status == 200 && text.starts_with("/agent/"), size);
+                static constexpr const char* kMethods[4] = {"GET", "POST", "PUT", "DELETE"};
+                if (arg % 8 >= 4) {  // the admin endpoint: issue, revoke, stats
+                    const auto r = relay.handle_admin_http(kMethods[arg % 4], text, now, creds(arg % 6));
+                    check_answer(r, false, size);
+                    if (r.status == 200 && text.starts_with("/agent/") && arg % 4 == 1) {
+                        const auto answer = parse_llsd_xml(r.body);
+                        const Llsd* cap = answer->find("capability");
+                        SLANIM_FUZZ_CHECK(cap && cap->is_string() && cap->as_string() == cap_path(arg % 6), size);
+                    }
+                    break;
+                }
+                const auto r = relay.handle_http(kMethods[arg % 4], text, {}, now);
+                check_answer(r, r.status == 200 && text.starts_with("/cap/"), size);
+                // A capability answers only at the path of a token that was issued.
+                if (r.status == 200 && text.starts_with("/cap/")) {
+                    bool issued = false;
+                    for (unsigned k = 0; k < 6; ++k) issued = issued || text == cap_path(k);
+                    SLANIM_FUZZ_CHECK(issued, size);
+                }
                 break;
             }
             default: {
@@ -166,7 +206,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
     }
     const RelayCounters& c = relay.counters();
     SLANIM_FUZZ_CHECK(c.datagrams_received == datagrams, size);
-    SLANIM_FUZZ_CHECK(c.datagrams_malformed + c.position_reports <= c.datagrams_received, size);
+    SLANIM_FUZZ_CHECK(c.datagrams_malformed + c.position_reports + c.circuits_opened + c.circuits_refused +
+                          c.datagrams_unknown_agent + c.datagrams_no_circuit + c.datagrams_spoofed +
+                          c.datagrams_rate_limited <=
+                      c.datagrams_received,
+                      size);
     return 0;
 }
 
@@ -231,7 +275,12 @@ std::vector<slanim::fuzz::Seed> seed_bytes() {
     record(s, op(1, 3), "<llsd><map><key>range</key><real>nan</real></map>");
     record(s, op(3, 0), "/stats");
     record(s, op(3, 1), "/agent/not-a-uuid/puppetry");
+    record(s, op(3, 5), "/agent/" + agent(4).str());  // admin: issue agent 4 (POST)
+    record(s, op(3, 7), "/agent/" + agent(1).str());  // admin: revoke agent 1 (DELETE)
+    record(s, op(2, 4), std::string_view{});
+    record(s, op(0, 2), pn::encode_use_circuit_code(agent(3), creds(3).circuit_code));  // moves 3
     record(s, op(3, 2), cap_path(3));
+    record(s, op(3, 0), cap_path(3));
     record(s, op(4, 40), std::string_view{});
     record(s, op(0, 3), std::string_view("\xA1\x01", 2));
     out.emplace_back("capability-errors", s);

@@ -33,6 +33,7 @@
 #include "loading.hpp"
 #include "mesh_export.hpp"
 #include "relay_command.hpp"
+#include "relay_load.hpp"
 #include "slanim/formats/anim.hpp"
 #include "slanim/formats/bvh.hpp"
 #include "slanim/formats/bvh_import.hpp"
@@ -578,6 +579,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     auto* renderc = add_render_subcommand(app, render_opt);
     RelayOptions relay_opt;
     auto* relayc = add_relay_subcommand(app, relay_opt);
+    RelayLoadOptions load_opt;
+    auto* loadc = add_relay_load_subcommand(app, load_opt);
     CrowdOptions crowd_opt;
     auto* crowdc = add_crowd_subcommand(app, crowd_opt);
 
@@ -667,6 +670,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
         if (*viewc) return cmd_view(out, err, view_opt);
         if (*renderc) return cmd_render(out, err, render_opt);
         if (*relayc) return cmd_relay(out, err, relay_opt);
+        if (*loadc) return cmd_relay_load(out, err, load_opt);
         if (*crowdc) return cmd_crowd(out, err, crowd_opt);
     } catch (const std::exception& e) {
         err << "slanim: " << e.what() << "\n";

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <httplib.h>
+#include <nats/nats.h>
 #include <nlohmann/json.hpp>
 
 #include <arpa/inet.h>
@@ -19,6 +20,7 @@
 #include <csignal>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <ostream>
 #include <thread>
 #include <vector>
@@ -63,11 +65,111 @@ double monotonic_seconds() {
 struct RelayServer::Impl {
     explicit Impl(const RelayConfig& config) : relay(config) {}
 
+    // The NATS side: the connection, one subscription per neighbour, the subject we publish on.
+    struct Neighbour {
+        Impl* impl = nullptr;
+        double origin_x = 0, origin_y = 0;
+        natsSubscription* sub = nullptr;
+    };
+    natsOptions* nats_opts = nullptr;
+    natsConnection* nats = nullptr;
+    std::string subject;
+    std::vector<std::unique_ptr<Neighbour>> neighbours;
+
+    void send_to(const RelayEndpoint& to, std::span<const std::uint8_t> bytes) {
+        sockaddr_in sa{};
+        sa.sin_family = AF_INET;
+        sa.sin_addr.s_addr = htonl(to.address);
+        sa.sin_port = htons(to.port);
+        if (::sendto(udp_fd, bytes.data(), bytes.size(), MSG_DONTWAIT,
+                     reinterpret_cast<const sockaddr*>(&sa), sizeof sa) < 0)
+            send_errors.fetch_add(1, std::memory_order_relaxed);
+    }
+    bool publish(std::span<const std::uint8_t> bytes) {
+        // While the broker is away nothing is buffered: stale puppetry is worthless, and the
+        // client's reconnect buffer would grow. The gap shows in bus_publish_failed.
+        if (natsConnection_Status(nats) != NATS_CONN_STATUS_CONNECTED) return false;
+        return natsConnection_Publish(nats, subject.c_str(), bytes.data(),
+                                      static_cast<int>(bytes.size())) == NATS_OK;
+    }
+    void bus_state(bool connected) {
+        std::lock_guard lock(mutex);
+        relay.set_bus_connected(connected, monotonic_seconds());
+    }
+    static void on_connected(natsConnection*, void* p) { static_cast<Impl*>(p)->bus_state(true); }
+    static void on_disconnected(natsConnection*, void* p) { static_cast<Impl*>(p)->bus_state(false); }
+    static void on_message(natsConnection*, natsSubscription*, natsMsg* msg, void* p) {
+        auto* n = static_cast<Neighbour*>(p);
+        Impl* self = n->impl;
+        const auto* data = reinterpret_cast<const std::uint8_t*>(natsMsg_GetData(msg));
+        const auto size = static_cast<std::size_t>(std::max(0, natsMsg_GetDataLength(msg)));
+        {
+            std::lock_guard lock(self->mutex);
+            self->relay.receive_bus_message({data, size}, n->origin_x, n->origin_y,
+                                            monotonic_seconds(),
+                                            [self](const RelayEndpoint& to, std::span<const std::uint8_t> b) {
+                                                self->send_to(to, b);
+                                            });
+        }
+        natsMsg_Destroy(msg);
+    }
+    /// Connects (in the background when the broker is down) and subscribes to the neighbours.
+    Result<bool> start_bus(const std::string& url, const Grid& grid, const std::string& region) {
+        auto check = [](natsStatus s, const char* what) -> Result<bool> {
+            if (s == NATS_OK) return true;
+            return Error{fmt::format("--nats: {}: {}", what, natsStatus_GetText(s))};
+        };
+        subject = bus_subject(region);
+        if (auto r = check(natsOptions_Create(&nats_opts), "options"); !r) return r;
+        if (auto r = check(natsOptions_SetURL(nats_opts, url.c_str()), "URL"); !r) return r;
+        natsOptions_SetAllowReconnect(nats_opts, true);
+        natsOptions_SetMaxReconnect(nats_opts, -1);
+        natsOptions_SetReconnectWait(nats_opts, 250);
+        natsOptions_SetTimeout(nats_opts, 1000);
+        natsOptions_SetPingInterval(nats_opts, 2000);
+        natsOptions_SetMaxPingsOut(nats_opts, 2);
+        natsOptions_SetNoEcho(nats_opts, true);
+        natsOptions_SetReconnectBufSize(nats_opts, 64 * 1024);
+        natsOptions_SetDisconnectedCB(nats_opts, &Impl::on_disconnected, this);
+        natsOptions_SetReconnectedCB(nats_opts, &Impl::on_connected, this);
+        natsOptions_SetRetryOnFailedConnect(nats_opts, true, &Impl::on_connected, this);
+        const natsStatus s = natsConnection_Connect(&nats, nats_opts);
+        if (s == NATS_OK) bus_state(true);
+        else if (s != NATS_NOT_YET_CONNECTED) return check(s, "connect");
+        for (const GridRegion* r : grid.neighbours(region)) {
+            auto n = std::make_unique<Neighbour>();
+            n->impl = this;
+            n->origin_x = r->origin_x();
+            n->origin_y = r->origin_y();
+            const std::string sub = bus_subject(r->name);
+            if (auto e = check(natsConnection_Subscribe(&n->sub, nats, sub.c_str(), &Impl::on_message, n.get()),
+                               "subscribe");
+                !e)
+                return e;
+            // Bounded backlog per neighbour; the client drops (and counts) the excess.
+            natsSubscription_SetPendingLimits(n->sub, 20000, 32 * 1024 * 1024);
+            neighbours.push_back(std::move(n));
+        }
+        return true;
+    }
+    void stop_bus() {
+        for (auto& n : neighbours)
+            if (n->sub) natsSubscription_Unsubscribe(n->sub);
+        if (nats) natsConnection_Close(nats);
+        for (auto& n : neighbours)
+            if (n->sub) natsSubscription_Destroy(n->sub);
+        neighbours.clear();
+        if (nats) natsConnection_Destroy(nats);
+        nats = nullptr;
+        if (nats_opts) natsOptions_Destroy(nats_opts);
+        nats_opts = nullptr;
+    }
+
     mutable std::mutex mutex;  // guards relay
     PuppetryRelay relay;
-    httplib::Server http;
-    std::thread http_thread, udp_thread;
-    int http_port = 0, udp_port = 0;
+    httplib::Server http, admin;
+    std::thread http_thread, udp_thread, admin_thread;
+    int http_port = 0, udp_port = 0, admin_port = 0;
     int udp_fd = -1;
     int tick_ms = 50;
     std::atomic<bool> stopping{false};
@@ -84,25 +186,38 @@ struct RelayServer::Impl {
         res.set_content(r.body, "application/llsd+xml");
     }
 
+    void serve_admin(const httplib::Request& req, httplib::Response& res) {
+        auto fresh = random_relay_credentials();
+        if (!fresh) {
+            res.status = 500;
+            res.set_content(format_llsd_xml(Llsd(Llsd::Map{{"error", Llsd(fresh.error().message)}})),
+                            "application/llsd+xml");
+            return;
+        }
+        RelayHttpResponse r;
+        {
+            std::lock_guard lock(mutex);
+            r = relay.handle_admin_http(req.method, req.path, monotonic_seconds(), *fresh);
+        }
+        res.status = r.status;
+        res.set_content(r.body, "application/llsd+xml");
+    }
+
     void udp_loop() {
         std::vector<std::uint8_t> buf(65536);
         const double tick_s = tick_ms / 1000.0;
         double next_tick = monotonic_seconds() + tick_s;
         auto send = [this](const RelayEndpoint& to, std::span<const std::uint8_t> bytes) {
-            sockaddr_in sa{};
-            sa.sin_family = AF_INET;
-            sa.sin_addr.s_addr = htonl(to.address);
-            sa.sin_port = htons(to.port);
-            if (::sendto(udp_fd, bytes.data(), bytes.size(), MSG_DONTWAIT,
-                         reinterpret_cast<const sockaddr*>(&sa), sizeof sa) < 0)
-                send_errors.fetch_add(1, std::memory_order_relaxed);
+            send_to(to, bytes);
         };
+        RelayPublishFn publish;
+        if (nats) publish = [this](std::span<const std::uint8_t> bytes) { return this->publish(bytes); };
         while (!stopping.load(std::memory_order_relaxed)) {
             const double now = monotonic_seconds();
             if (now >= next_tick) {
                 {
                     std::lock_guard lock(mutex);
-                    relay.tick(now, send);
+                    relay.tick(now, send, publish);
                 }
                 next_tick += tick_s;
                 if (next_tick < now) next_tick = now + tick_s;  // fell behind: no burst
@@ -140,8 +255,30 @@ Result<std::unique_ptr<RelayServer>> RelayServer::start(const RelayOptions& o) {
     if (!http) return http.error();
     auto udp = parse_host_port(o.udp, "udp");
     if (!udp) return udp.error();
+    auto admin = parse_host_port(o.admin, "admin");
+    if (!admin) return admin.error();
+    if ((admin->address >> 24) != 127)
+        return Error{fmt::format("--admin '{}': the admin endpoint issues credentials and must be "
+                                 "bound to a loopback address (127.0.0.0/8)", o.admin)};
 
-    auto impl = std::make_unique<Impl>(o.config);
+    RelayConfig config = o.config;
+    std::optional<Grid> grid;
+    if (!o.nats_url.empty()) {
+        if (o.region.empty() || o.grid_file.empty())
+            return Error{"--nats needs --region NAME and --grid FILE"};
+        auto g = load_grid(o.grid_file);
+        if (!g) return Error{fmt::format("--grid: {}", g.error().message)};
+        const GridRegion* me = g->find(o.region);
+        if (!me)
+            return Error{fmt::format("--region '{}': not listed in {}", o.region, o.grid_file)};
+        config.origin_x = me->origin_x();
+        config.origin_y = me->origin_y();
+        grid = std::move(*g);
+    } else if (!o.region.empty() || !o.grid_file.empty()) {
+        return Error{"--region and --grid only apply with --nats URL"};
+    }
+
+    auto impl = std::make_unique<Impl>(config);
     impl->tick_ms = o.tick_ms;
 
     // UDP socket.
@@ -186,6 +323,35 @@ Result<std::unique_ptr<RelayServer>> RelayServer::start(const RelayOptions& o) {
         ::close(impl->udp_fd);
         return Error{fmt::format("http {}: cannot bind", o.http)};
     }
+    // Admin server: its own port, loopback only, the same relay and mutex.
+    auto admin_handler = [p](const httplib::Request& req, httplib::Response& res) {
+        p->serve_admin(req, res);
+    };
+    impl->admin.Get(".*", admin_handler);
+    impl->admin.Post(".*", admin_handler);
+    impl->admin.Put(".*", admin_handler);
+    impl->admin.Delete(".*", admin_handler);
+    impl->admin.set_payload_max_length(kRelayMaxHttpBody);
+    impl->admin.set_keep_alive_timeout(2);
+    impl->admin.set_read_timeout(2, 0);
+    impl->admin.set_write_timeout(2, 0);
+    if (admin->port == 0) {
+        impl->admin_port = impl->admin.bind_to_any_port(admin->host);
+    } else {
+        impl->admin_port = impl->admin.bind_to_port(admin->host, admin->port) ? admin->port : -1;
+    }
+    if (impl->admin_port <= 0) {
+        ::close(impl->udp_fd);
+        return Error{fmt::format("admin {}: cannot bind", o.admin)};
+    }
+    if (grid) {
+        if (auto b = impl->start_bus(o.nats_url, *grid, o.region); !b) {
+            impl->stop_bus();
+            ::close(impl->udp_fd);
+            return b.error();
+        }
+    }
+    impl->admin_thread = std::thread([p] { p->admin.listen_after_bind(); });
     impl->http_thread = std::thread([p] { p->http.listen_after_bind(); });
     impl->udp_thread = std::thread([p] { p->udp_loop(); });
     return std::unique_ptr<RelayServer>(new RelayServer(std::move(impl)));
@@ -193,6 +359,7 @@ Result<std::unique_ptr<RelayServer>> RelayServer::start(const RelayOptions& o) {
 
 int RelayServer::http_port() const { return impl_->http_port; }
 int RelayServer::udp_port() const { return impl_->udp_port; }
+int RelayServer::admin_port() const { return impl_->admin_port; }
 
 RelayCounters RelayServer::counters() const {
     std::lock_guard lock(impl_->mutex);
@@ -206,8 +373,11 @@ void RelayServer::stop() {
     impl_->stopped = true;
     impl_->stopping.store(true);
     impl_->http.stop();
+    impl_->admin.stop();
     if (impl_->http_thread.joinable()) impl_->http_thread.join();
+    if (impl_->admin_thread.joinable()) impl_->admin_thread.join();
     if (impl_->udp_thread.joinable()) impl_->udp_thread.join();
+    impl_->stop_bus();
     ::close(impl_->udp_fd);
 }
 
@@ -216,6 +386,15 @@ CLI::App* add_relay_subcommand(CLI::App& app, RelayOptions& o) {
         "relay", "Run the puppetry relay: the Puppetry capability over HTTP, datagrams over UDP");
     r->add_option("--http", o.http, "HTTP address IPV4:PORT (port 0: pick one; default 127.0.0.1:0)");
     r->add_option("--udp", o.udp, "UDP address IPV4:PORT (port 0: pick one; default 127.0.0.1:0)");
+    r->add_option("--admin", o.admin,
+                  "Admin address 127.x.x.x:PORT, loopback only: POST /agent/<uuid> issues an agent's "
+                  "capability and circuit code (default 127.0.0.1:0)");
+    r->add_option("--max-blocks-per-s", o.config.max_blocks_per_s,
+                  "Per-agent rate limit, blocks per second (default 200)")
+        ->check(CLI::Range(1.0, 1e9));
+    r->add_option("--max-bytes-per-s", o.config.max_bytes_per_s,
+                  "Per-agent rate limit, datagram bytes per second (default 65536, at least 65299)")
+        ->check(CLI::Range(65299.0, 1e12));
     r->add_option("--tick-ms", o.tick_ms, "Forwarding interval, ms (default 50)")
         ->check(CLI::Range(1, 10000));
     r->add_option("--duration", o.duration_s, "Stop after S seconds (default: run until SIGINT/SIGTERM)")
@@ -225,6 +404,10 @@ CLI::App* add_relay_subcommand(CLI::App& app, RelayOptions& o) {
     r->add_option("--idle-timeout", o.config.idle_timeout_s,
                   "Forget an agent after S seconds without HTTP or UDP traffic (default 60)")
         ->check(CLI::Range(0.001, 1e9));
+    r->add_option("--nats", o.nats_url,
+                  "Federate over this NATS broker (nats://127.0.0.1:4222); needs --region and --grid");
+    r->add_option("--region", o.region, "This relay's region, as named in the grid file");
+    r->add_option("--grid", o.grid_file, "Grid file: one 'NAME GRID_X GRID_Y' line per region");
     r->add_option("--layout", o.config.layout, "Block layout to validate: viewer (default) or documented")
         ->transform(CLI::CheckedTransformer(
             std::map<std::string, PuppetryLayout>{{"viewer", PuppetryLayout::Viewer},
@@ -246,7 +429,9 @@ int cmd_relay(std::ostream& out, std::ostream& err, const RelayOptions& o) {
     const auto host = [](const std::string& hp) { return hp.substr(0, hp.rfind(':')); };
     out << "http " << host(o.http) << ":" << (*server)->http_port() << "\n"
         << "udp " << host(o.udp) << ":" << (*server)->udp_port() << "\n"
-        << std::flush;
+        << "admin " << host(o.admin) << ":" << (*server)->admin_port() << "\n";
+    if (!o.nats_url.empty()) out << "region " << o.region << "\n";
+    out << std::flush;
 
     struct sigaction sa {}, old_int{}, old_term{};
     sa.sa_handler = relay_on_signal;

@@ -18,6 +18,7 @@ const char* datagram_fault_name(DatagramFault f) {
         case DatagramFault::Trailing: return "trailing bytes";
         case DatagramFault::PositionReport: return "position report";
         case DatagramFault::Oversize: return "oversize";
+        case DatagramFault::CircuitCode: return "circuit code";
     }
     return "?";
 }
@@ -142,9 +143,20 @@ Result<Datagram> decode_datagram(std::span<const std::uint8_t> bytes, DatagramFa
                             kDatagramHeaderSize));
             return d;
         }
+        case static_cast<std::uint8_t>(DatagramKind::UseCircuitCode): {
+            d.kind = DatagramKind::UseCircuitCode;
+            if (bytes.size() != kUseCircuitCodeSize)
+                return fault(DatagramFault::CircuitCode, fail("puppetry datagram: use circuit code has " +
+                                std::to_string(bytes.size()) + " bytes, expected 22",
+                            std::min(bytes.size(), kUseCircuitCodeSize)));
+            const std::uint8_t* p = bytes.data() + kDatagramHeaderSize;
+            d.circuit_code = static_cast<std::uint32_t>(p[0]) | (static_cast<std::uint32_t>(p[1]) << 8) |
+                             (static_cast<std::uint32_t>(p[2]) << 16) | (static_cast<std::uint32_t>(p[3]) << 24);
+            return d;
+        }
         default:
             return fault(DatagramFault::Kind, fail("puppetry datagram: unknown kind " + std::to_string(bytes[1]) +
-                            ", expected 1 (blocks) or 2 (position report)",
+                            ", expected 1 (blocks), 2 (position report) or 3 (use circuit code)",
                         1));
     }
 }
@@ -196,6 +208,19 @@ Result<std::array<std::uint8_t, kPositionReportSize>> encode_position_report(con
     write_f32(out.data() + kDatagramHeaderSize, position_m.x);
     write_f32(out.data() + kDatagramHeaderSize + 4, position_m.y);
     write_f32(out.data() + kDatagramHeaderSize + 8, position_m.z);
+    return out;
+}
+
+}  // namespace slanim::puppetry_net
+
+namespace slanim::puppetry_net {
+
+std::array<std::uint8_t, kUseCircuitCodeSize> encode_use_circuit_code(const AgentId& agent,
+                                                                      std::uint32_t circuit_code) {
+    std::array<std::uint8_t, kUseCircuitCodeSize> out{};
+    write_header(out.data(), DatagramKind::UseCircuitCode, agent);
+    for (int i = 0; i < 4; ++i)
+        out[kDatagramHeaderSize + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(circuit_code >> (8 * i));
     return out;
 }
 

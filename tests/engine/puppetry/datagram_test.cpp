@@ -121,10 +121,31 @@ TEST(PuppetryNet, EveryRejectedFramingNamesItsFault) {
     const float nan = std::numeric_limits<float>::quiet_NaN();
     std::memcpy(report.data() + 18, &nan, sizeof nan);
     EXPECT_EQ(fault_of(report), DatagramFault::PositionReport);
+    std::vector<std::uint8_t> circuit(puppetry_net::kUseCircuitCodeSize - 1, 0);
+    circuit[0] = puppetry_net::kDatagramMagicVersion;
+    circuit[1] = 3;
+    EXPECT_EQ(fault_of(circuit), DatagramFault::CircuitCode);
+    circuit.resize(puppetry_net::kUseCircuitCodeSize + 1);
+    EXPECT_EQ(fault_of(circuit), DatagramFault::CircuitCode);
     EXPECT_STREQ(puppetry_net::datagram_fault_name(DatagramFault::Trailing), "trailing bytes");
+    EXPECT_STREQ(puppetry_net::datagram_fault_name(DatagramFault::CircuitCode), "circuit code");
     // A valid datagram leaves the fault untouched.
     trailing.pop_back();
     DatagramFault untouched = DatagramFault::Oversize;
     EXPECT_TRUE(puppetry_net::decode_datagram(trailing, &untouched).ok());
     EXPECT_EQ(untouched, DatagramFault::Oversize);
+}
+
+TEST(PuppetryNet, UseCircuitCodeRoundTrips) {
+    Uuid agent;
+    agent.bytes[3] = 0x33;
+    const auto bytes = puppetry_net::encode_use_circuit_code(agent, 0xDEADBEEFu);
+    ASSERT_EQ(bytes.size(), 22u);
+    EXPECT_EQ(bytes[1], 3);
+    EXPECT_EQ(bytes[18], 0xEF);  // little-endian
+    const auto d = puppetry_net::decode_datagram(bytes);
+    ASSERT_TRUE(d.ok()) << d.error().describe();
+    EXPECT_EQ(d->kind, puppetry_net::DatagramKind::UseCircuitCode);
+    EXPECT_EQ(d->agent, agent);
+    EXPECT_EQ(d->circuit_code, 0xDEADBEEFu);
 }

@@ -4,7 +4,9 @@
 // overload, expiry, bounded memory).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,7 +29,17 @@ Uuid id(std::uint8_t n) {
 
 RelayEndpoint ep(std::uint16_t port) { return {0x7F000001u, port}; }
 
-std::string cap_path(const Uuid& u) { return "/agent/" + u.str() + "/puppetry"; }
+// Deterministic credentials per agent (the command issues random ones).
+RelayCredentials creds(const Uuid& u) {
+    RelayCredentials c;
+    c.token = u.bytes;
+    c.token[0] ^= 0xC3;
+    c.token[1] ^= 0x01;
+    c.circuit_code = 0x5EED0000u | u.bytes[15];
+    return c;
+}
+
+std::string cap_path(const Uuid& u) { return creds(u).capability_path(); }
 
 void put_u16(std::vector<std::uint8_t>& b, std::uint16_t v) {
     b.push_back(static_cast<std::uint8_t>(v));
@@ -80,15 +92,32 @@ struct Harness {
     std::vector<Sent> sent;
     double now = 100.0;
 
+    std::map<Uuid, std::uint16_t> circuits;  // the port each agent's circuit was opened from
+
     explicit Harness(RelayConfig c = {}) : relay(c) {}
 
+    // Issues the agent its credentials unless the relay knows it (as an admin would).
+    void ensure(const Uuid& a) {
+        if (relay.capability(a)) return;
+        circuits.erase(a);
+        (void)relay.issue(a, creds(a), now);
+    }
+    // ensure(), then opens the agent's circuit from `port` (as its first datagram would).
+    void join(const Uuid& a, std::uint16_t port) {
+        ensure(a);
+        if (auto it = circuits.find(a); it != circuits.end() && it->second == port) return;
+        relay.receive_datagram(pn::encode_use_circuit_code(a, creds(a).circuit_code), ep(port), now);
+        circuits[a] = port;
+    }
     void report(const Uuid& a, Vec3 p, std::uint16_t port) {
+        join(a, port);
         const auto d = pn::encode_position_report(a, p);
         ASSERT_TRUE(d);
         relay.receive_datagram(*d, ep(port), now);
     }
     void send_blocks(const Uuid& a, const std::vector<std::vector<std::uint8_t>>& blocks,
                      std::uint16_t port) {
+        join(a, port);
         const auto d = blocks_datagram(a, blocks);
         relay.receive_datagram(d, ep(port), now);
     }
@@ -113,8 +142,12 @@ struct Harness {
     RelayHttpResponse http(std::string_view method, std::string_view path, const Llsd& body = {}) {
         return relay.handle_http(method, path, body.is_undefined() ? "" : format_llsd_xml(body), now);
     }
-    RelayHttpResponse post(const Uuid& a, Llsd::Map m) { return http("POST", cap_path(a), Llsd(std::move(m))); }
+    RelayHttpResponse post(const Uuid& a, Llsd::Map m) {
+        ensure(a);
+        return http("POST", cap_path(a), Llsd(std::move(m)));
+    }
     Llsd get(const Uuid& a) {
+        ensure(a);
         auto r = http("GET", cap_path(a));
         EXPECT_EQ(r.status, 200) << r.body;
         auto v = parse_llsd_xml(r.body);
@@ -264,6 +297,7 @@ TEST(PuppetryRelayHttp, MalformedBodiesAre400WithAReasonAndCounted) {
         {format_llsd_xml(Llsd(Llsd::Map{{"subscribe", self}})), "the agent itself"},
         {std::string(kRelayMaxHttpBody + 1, ' '), "more than the"},
     };
+    h.ensure(id(1));
     for (const auto& c : cases) {
         const auto r = h.relay.handle_http("POST", cap_path(id(1)), c.body, h.now);
         EXPECT_EQ(r.status, 400) << c.body;
@@ -274,28 +308,39 @@ TEST(PuppetryRelayHttp, MalformedBodiesAre400WithAReasonAndCounted) {
     }
     EXPECT_EQ(h.relay.counters().http_bad_requests, cases.size());
     // None of it changed the state.
-    EXPECT_EQ(h.get(id(1)), parse(Harness().http("GET", cap_path(id(1)))));
+    Harness fresh;
+    EXPECT_EQ(h.get(id(1)), fresh.get(id(1)));
 }
 
 TEST(PuppetryRelayHttp, PathsMethodsAndStats) {
     Harness h;
+    h.ensure(id(1));
+    const auto not_found = h.http("GET", "/").body;
     EXPECT_EQ(h.http("GET", "/").status, 404);
-    EXPECT_EQ(h.http("GET", "/agent/nope/puppetry").status, 404);
-    EXPECT_EQ(h.http("GET", "/agent/" + Uuid{}.str() + "/puppetry").status, 404);
-    EXPECT_EQ(h.http("GET", cap_path(id(1)) + "/x").status, 404);
+    // The capability is /cap/<token>, never the agent's id; an unknown token, or a token in
+    // another form, gets the same 404 as any unknown path: no hint.
+    std::string upper = cap_path(id(1));
+    for (auto& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    std::string near = cap_path(id(1));
+    near.back() = near.back() == '0' ? '1' : '0';  // one bit of the token differs
+    for (const std::string& p : {std::string("/agent/") + id(1).str() + "/puppetry",
+                                 "/agent/" + id(1).str(), upper, near, cap_path(id(2)),
+                                 cap_path(id(1)) + "/x", std::string("/cap/"),
+                                 cap_path(id(1)).substr(0, 36)}) {
+        const auto r = h.http("GET", p);
+        EXPECT_EQ(r.status, 404) << p;
+        EXPECT_EQ(r.body, not_found) << p;
+    }
+    EXPECT_EQ(h.http("PUT", cap_path(id(2))).status, 404);  // unknown token: 404, not 405
     EXPECT_EQ(h.http("PUT", cap_path(id(1))).status, 405);
     EXPECT_EQ(h.http("POST", "/stats").status, 405);
-    EXPECT_EQ(h.relay.counters().agents, 0u);  // none of these created an agent
-    // Upper-case uuids name the same agent.
-    std::string upper = id(0xAB).str();
-    for (auto& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-    EXPECT_EQ(h.http("GET", "/agent/" + upper + "/puppetry").status, 200);
-    EXPECT_TRUE(h.relay.capability(id(0xAB)));
+    EXPECT_EQ(h.http("GET", cap_path(id(1))).status, 200);
+    EXPECT_EQ(h.relay.counters().agents, 1u);  // none of these created an agent
     const auto r = h.http("GET", "/stats");
     ASSERT_EQ(r.status, 200);
     const Llsd s = parse(r);
-    EXPECT_EQ(s.find("http_not_found")->as_integer(), 6);
-    EXPECT_EQ(s.find("http_requests")->as_integer(), 8);
+    EXPECT_EQ(s.find("http_not_found")->as_integer(), 13);  // 404s and 405s
+    EXPECT_EQ(s.find("http_requests")->as_integer(), 15);
     EXPECT_EQ(s.find("agents")->as_integer(), 1);
     EXPECT_TRUE(s.find("bytes_held"));
 }
@@ -304,12 +349,16 @@ TEST(PuppetryRelayHttp, NewAgentsPastTheLimitAreRefused) {
     RelayConfig c;
     c.max_agents = 2;
     Harness h(c);
-    EXPECT_EQ(h.http("GET", cap_path(id(1))).status, 200);
+    EXPECT_TRUE(h.relay.issue(id(1), creds(id(1)), h.now));
     h.report(id(2), {}, 2000);
-    EXPECT_EQ(h.http("GET", cap_path(id(3))).status, 503);
-    h.report(id(4), {}, 4000);
+    auto refused = h.relay.issue(id(3), creds(id(3)), h.now);
+    ASSERT_FALSE(refused);
+    EXPECT_NE(refused.error().message.find("2 agents"), std::string::npos);
+    EXPECT_EQ(h.relay.handle_admin_http("POST", "/agent/" + id(4).str(), h.now, creds(id(4))).status, 503);
+    h.relay.receive_datagram(*pn::encode_position_report(id(5), {}), ep(4000), h.now);  // never issued
     EXPECT_EQ(h.relay.counters().agents_refused, 2u);
     EXPECT_EQ(h.relay.counters().agents, 2u);
+    EXPECT_EQ(h.relay.counters().datagrams_unknown_agent, 1u);
     EXPECT_EQ(h.http("GET", cap_path(id(2))).status, 200);  // known agents still served
 }
 
@@ -326,6 +375,15 @@ TEST(PuppetryRelayConfig, ValidateNamesTheBadField) {
     EXPECT_FALSE(c.validate());
     c = {};
     c.defaults.range = 5000;
+    EXPECT_FALSE(c.validate());
+    c = {};
+    c.max_blocks_per_s = 0.5;
+    EXPECT_FALSE(c.validate());
+    c = {};
+    c.max_bytes_per_s = 1000;  // below one largest datagram
+    EXPECT_NE(c.validate().error().message.find("max_bytes_per_s"), std::string::npos);
+    c = {};
+    c.origin_x = std::nan("");
     EXPECT_FALSE(c.validate());
     EXPECT_TRUE(RelayConfig{}.validate());
 }
@@ -603,4 +661,309 @@ TEST(PuppetryRelayForward, HeldBytesStayBoundedUnderAFlood) {
     EXPECT_EQ(h.relay.counters().bytes_held, 0u);
     EXPECT_GT(h.relay.counters().agents_refused, 0u);
     EXPECT_EQ(h.relay.counters().blocks_overload_dropped, 50u * 16u * (9u - 5u));
+}
+
+// ---- federation (bus) ---------------------------------------------------------------------
+
+namespace {
+// Two regions side by side: West at grid (1000, 1000), East at (1001, 1000). West's sender S
+// stands 6 m from the border; East's N stands 4 m past it (10 m from S), F 40 m past it.
+struct TwoRegions {
+    Harness west, east;
+    std::vector<std::vector<std::uint8_t>> published;  // West's bus messages
+    const Uuid s = id(1), n = id(2), f = id(3), w = id(4);
+    static RelayConfig at(int gx) {
+        RelayConfig c;
+        c.origin_x = 256.0 * gx;
+        c.origin_y = 256.0 * 1000;
+        return c;
+    }
+    TwoRegions() : west(at(1000)), east(at(1001)) {
+        west.report(s, {250, 100, 20}, 1000);
+        west.report(w, {200, 100, 20}, 1004);  // 50 m from S: out of range in its own region
+        east.report(n, {4, 100, 20}, 2000);
+        east.report(f, {40, 100, 20}, 3000);
+    }
+    // West ticks and publishes; every message is delivered to East.
+    void tick_and_carry() {
+        published.clear();
+        west.now += 0.05;
+        west.relay.tick(
+            west.now, [this](const RelayEndpoint& to, std::span<const std::uint8_t> b) {
+                west.sent.push_back({to, {b.begin(), b.end()}});
+            },
+            [this](std::span<const std::uint8_t> m) {
+                published.emplace_back(m.begin(), m.end());
+                return true;
+            });
+        for (const auto& m : published) carry(m);
+    }
+    void carry(std::span<const std::uint8_t> m) {
+        east.relay.receive_bus_message(m, 256.0 * 1000, 256.0 * 1000, east.now,
+                                       [this](const RelayEndpoint& to, std::span<const std::uint8_t> b) {
+                                           east.sent.push_back({to, {b.begin(), b.end()}});
+                                       });
+    }
+};
+}  // namespace
+
+TEST(PuppetryRelayFederation, ReceiversAcrossTheBorderGetBlocksByTheSameRules) {
+    TwoRegions g;
+    const auto blk = make_block(42, 4);
+    g.west.send_blocks(g.s, {blk}, 1000);
+    g.tick_and_carry();
+    // One message per sender and tick, with the sender's id and global position.
+    ASSERT_EQ(g.published.size(), 1u);
+    BusMessage m;
+    ASSERT_TRUE(decode_bus_message(g.published[0], m));
+    EXPECT_EQ(m.sender, g.s);
+    EXPECT_TRUE(m.has_position);
+    EXPECT_DOUBLE_EQ(m.x, 256.0 * 1000 + 250);
+    EXPECT_DOUBLE_EQ(m.y, 256.0 * 1000 + 100);
+    ASSERT_EQ(m.blocks.size(), 1u);
+    // N (10 m away across the border) gets the block unchanged, F (46 m) and W (50 m) do not.
+    ASSERT_EQ(g.east.received(2000, g.s).size(), 1u);
+    EXPECT_EQ(g.east.received(2000, g.s)[0], blk);
+    EXPECT_TRUE(g.east.received(3000, g.s).empty());
+    EXPECT_TRUE(g.west.received(1004, g.s).empty());
+    EXPECT_EQ(g.east.relay.counters().bus_deliveries, 1u);
+    EXPECT_EQ(g.west.relay.counters().bus_published, 1u);
+    // The receiver's range, subscribe and mute apply as within one region.
+    ASSERT_EQ(g.east.post(g.f, {{"range", Llsd(50.0)}}).status, 200);
+    ASSERT_EQ(g.east.post(g.n, {{"mute", uuids({g.s})}}).status, 200);
+    g.east.sent.clear();
+    g.west.send_blocks(g.s, {blk}, 1000);
+    g.tick_and_carry();
+    EXPECT_TRUE(g.east.received(2000, g.s).empty());
+    EXPECT_EQ(g.east.received(3000, g.s).size(), 1u);
+    EXPECT_EQ(g.east.relay.counters().deliveries_muted, 1u);
+    ASSERT_EQ(g.east.post(g.f, {{"range", Llsd(5.0)}, {"subscribe", uuids({g.s})}}).status, 200);
+    ASSERT_EQ(g.east.post(g.n, {{"receive", Llsd(false)}, {"unmute", uuids({g.s})}}).status, 200);
+    g.east.sent.clear();
+    g.west.send_blocks(g.s, {blk}, 1000);
+    g.tick_and_carry();
+    EXPECT_EQ(g.east.received(3000, g.s).size(), 1u);  // subscribed beyond range
+    EXPECT_TRUE(g.east.received(2000, g.s).empty());    // receive off
+    EXPECT_EQ(g.east.relay.counters().deliveries_not_receiving, 1u);
+}
+
+TEST(PuppetryRelayFederation, SenderRulesAreAppliedBeforePublishing) {
+    TwoRegions g;
+    // event_size: truncated before publishing; transmit off: nothing published; newest 5.
+    ASSERT_EQ(g.west.post(g.s, {{"event_size", Llsd(64)}}).status, 200);
+    g.west.send_blocks(g.s, {make_block(1, 10)}, 1000);  // 10 + 90 bytes: cut to 64
+    g.tick_and_carry();
+    ASSERT_EQ(g.published.size(), 1u);
+    auto got = g.east.received(2000, g.s);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_LE(got[0].size(), 64u);
+    ASSERT_EQ(g.west.post(g.s, {{"event_size", Llsd(210)}}).status, 200);
+    for (int k = 0; k < 7; ++k) g.west.send_blocks(g.s, {make_block(100 + k, 2)}, 1000);
+    g.east.sent.clear();
+    g.tick_and_carry();
+    got = g.east.received(2000, g.s);
+    ASSERT_EQ(got.size(), 5u);
+    EXPECT_EQ(block_ts(got.front()), 102);
+    EXPECT_EQ(block_ts(got.back()), 106);
+    ASSERT_EQ(g.west.post(g.s, {{"transmit", Llsd(false)}}).status, 200);
+    g.west.send_blocks(g.s, {make_block(1, 2)}, 1000);
+    g.tick_and_carry();
+    EXPECT_TRUE(g.published.empty());
+    // Echo stays local: the sender's own relay echoes, the bus never delivers to the sender.
+    ASSERT_EQ(g.west.post(g.s, {{"echo_back", Llsd(true)}}).status, 200);
+    g.west.sent.clear();
+    g.west.send_blocks(g.s, {make_block(1, 2)}, 1000);
+    g.tick_and_carry();
+    EXPECT_EQ(g.west.received(1000, g.s).size(), 1u);
+    ASSERT_EQ(g.published.size(), 1u);
+}
+
+TEST(PuppetryRelayFederation, BusMessagesAreValidatedCountedAndDropped) {
+    TwoRegions g;
+    const auto blk = make_block(5, 3);
+    auto msg = [&](const Uuid& who, double x, double y, std::vector<std::vector<std::uint8_t>> b) {
+        std::vector<std::span<const std::uint8_t>> spans(b.begin(), b.end());
+        std::vector<std::uint8_t> out;
+        EXPECT_TRUE(encode_bus_message(who, true, x, y, 20, spans, out));
+        return out;
+    };
+    const double ox = 256.0 * 1000, oy = 256.0 * 1000;
+    // Outside West's square (where East's N stands): a forgery.
+    g.carry(msg(id(9), ox + 256 + 4, oy + 100, {blk}));
+    EXPECT_EQ(g.east.relay.counters().bus_outside_region, 1u);
+    // A sender that is one of East's own agents.
+    g.carry(msg(g.f, ox + 250, oy + 100, {blk}));
+    EXPECT_EQ(g.east.relay.counters().bus_local_sender, 1u);
+    // Oversized and malformed framing.
+    std::vector<std::uint8_t> huge(kBusMaxMessageSize + 1, 0xB1);
+    g.carry(huge);
+    EXPECT_EQ(g.east.relay.counters().bus_oversized, 1u);
+    auto bad = msg(id(9), ox + 250, oy + 100, {blk});
+    bad[0] = 0;
+    g.carry(bad);
+    g.carry({});
+    EXPECT_EQ(g.east.relay.counters().bus_malformed, 2u);
+    // A block the puppetry decoder rejects is dropped, the good one beside it delivered.
+    auto broken = blk;
+    broken[4] ^= 0x40;  // joint count no longer matches the payload
+    g.carry(msg(id(9), ox + 250, oy + 100, {broken, blk}));
+    EXPECT_EQ(g.east.relay.counters().bus_blocks_malformed, 1u);
+    EXPECT_EQ(g.east.relay.counters().bus_blocks_received, 2u);
+    const auto got = g.east.received(2000, id(9));
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0], blk);
+    EXPECT_EQ(g.east.relay.counters().bus_received, 6u);
+    EXPECT_EQ(g.east.relay.counters().agents, 2u);  // remote senders create no agent
+}
+
+TEST(PuppetryRelayFederation, BrokerGapsAndPublishFailuresAreCounted) {
+    Harness h;
+    h.relay.set_bus_connected(true, 10.0);
+    EXPECT_EQ(h.relay.counters().bus_connected, 1u);
+    EXPECT_EQ(h.relay.counters().bus_reconnects, 0u);
+    h.relay.set_bus_connected(false, 11.0);
+    h.relay.set_bus_connected(false, 11.5);  // no change
+    EXPECT_EQ(h.relay.counters().bus_connected, 0u);
+    h.relay.set_bus_connected(true, 13.25);
+    const auto& c = h.relay.counters();
+    EXPECT_EQ(c.bus_disconnects, 1u);
+    EXPECT_EQ(c.bus_reconnects, 1u);
+    EXPECT_EQ(c.bus_disconnected_ms, 2250u);
+    h.report(id(1), {0, 0, 0}, 1000);
+    h.send_blocks(id(1), {make_block(1, 2)}, 1000);
+    h.now += 0.05;
+    h.relay.tick(h.now, [](const RelayEndpoint&, std::span<const std::uint8_t>) {},
+                 [](std::span<const std::uint8_t>) { return false; });
+    EXPECT_EQ(c.bus_published, 1u);
+    EXPECT_EQ(c.bus_publish_failed, 1u);
+    const Llsd stats = h.relay.counters_llsd();
+    EXPECT_EQ(stats.as_map().at("bus_disconnected_ms").as_integer(), 2250);
+}
+
+// ---- authentication -----------------------------------------------------------------------
+
+TEST(PuppetryRelayAuth, RandomCredentialsAreFreshAndWrittenAsHex) {
+    auto a = random_relay_credentials(), b = random_relay_credentials();
+    ASSERT_TRUE(a);
+    ASSERT_TRUE(b);
+    EXPECT_NE(a->token, b->token);
+    const std::string p = a->capability_path();
+    ASSERT_EQ(p.size(), 5u + 32u);
+    EXPECT_EQ(p.substr(0, 5), "/cap/");
+    EXPECT_EQ(p.find_first_not_of("0123456789abcdef", 5), std::string::npos);
+}
+
+TEST(PuppetryRelayAuth, TheAdminEndpointIssuesReissuesAndRevokes) {
+    Harness h;
+    const std::string agent_path = "/agent/" + id(1).str();
+    auto r = h.relay.handle_admin_http("POST", agent_path, h.now, creds(id(1)));
+    ASSERT_EQ(r.status, 200) << r.body;
+    const Llsd m = parse(r);
+    EXPECT_EQ(m.find("agent_id")->as_uuid(), id(1));
+    EXPECT_EQ(m.find("capability")->as_string(), cap_path(id(1)));
+    EXPECT_EQ(static_cast<std::uint32_t>(m.find("circuit_code")->as_integer()), creds(id(1)).circuit_code);
+    EXPECT_EQ(h.http("GET", cap_path(id(1))).status, 200);
+    // Issued again with new credentials: the old token stops working.
+    RelayCredentials again = creds(id(1));
+    again.token[15] ^= 0x80;
+    again.circuit_code ^= 1;
+    ASSERT_EQ(h.relay.handle_admin_http("POST", agent_path, h.now, again).status, 200);
+    EXPECT_EQ(h.http("GET", cap_path(id(1))).status, 404);
+    EXPECT_EQ(h.http("GET", again.capability_path()).status, 200);
+    // Revoked: gone.
+    EXPECT_EQ(h.relay.handle_admin_http("DELETE", agent_path, h.now, creds(id(9))).status, 200);
+    EXPECT_EQ(h.http("GET", again.capability_path()).status, 404);
+    EXPECT_EQ(h.relay.handle_admin_http("DELETE", agent_path, h.now, creds(id(9))).status, 404);
+    EXPECT_EQ(h.relay.counters().credentials_issued, 2u);
+    EXPECT_EQ(h.relay.counters().credentials_revoked, 1u);
+    EXPECT_EQ(h.relay.counters().agents, 0u);
+    // Admin errors.
+    EXPECT_EQ(h.relay.handle_admin_http("POST", "/agent/" + Uuid{}.str(), h.now, creds(id(2))).status, 404);
+    EXPECT_EQ(h.relay.handle_admin_http("POST", "/agent/nope", h.now, creds(id(2))).status, 404);
+    EXPECT_EQ(h.relay.handle_admin_http("GET", agent_path, h.now, creds(id(2))).status, 405);
+    EXPECT_EQ(h.relay.handle_admin_http("GET", "/stats", h.now, creds(id(2))).status, 200);
+    RelayCredentials zero;
+    EXPECT_FALSE(h.relay.issue(id(2), zero, h.now));  // an all-zero token is refused
+}
+
+TEST(PuppetryRelayAuth, DatagramsAreBoundToTheCircuitAndSpoofsAreDroppedAndCounted) {
+    Harness h;
+    const Uuid s = id(1), r = id(2);
+    h.report(r, {1, 0, 0}, 2000);
+    h.ensure(s);
+    const auto blk = make_block(1, 3);
+    // Before the circuit: dropped.
+    h.relay.receive_datagram(*pn::encode_position_report(s, {0, 0, 0}), ep(1000), h.now);
+    h.relay.receive_datagram(blocks_datagram(s, {blk}), ep(1000), h.now);
+    EXPECT_EQ(h.relay.counters().datagrams_no_circuit, 2u);
+    EXPECT_FALSE(h.relay.position(s));
+    // A wrong code opens nothing; the issued one does.
+    h.relay.receive_datagram(pn::encode_use_circuit_code(s, creds(s).circuit_code ^ 0x100), ep(1000), h.now);
+    EXPECT_EQ(h.relay.counters().circuits_refused, 1u);
+    h.relay.receive_datagram(pn::encode_use_circuit_code(s, creds(s).circuit_code), ep(1000), h.now);
+    EXPECT_EQ(h.relay.counters().circuits_opened, 2u);  // r's and s's
+    h.relay.receive_datagram(*pn::encode_position_report(s, {0, 0, 0}), ep(1000), h.now);
+    // The right agent id from another address (or another port): dropped and counted.
+    h.relay.receive_datagram(*pn::encode_position_report(s, {500, 0, 0}), ep(1001), h.now);
+    h.relay.receive_datagram(blocks_datagram(s, {make_block(666, 3)}), {0x7F000002u, 1000}, h.now);
+    EXPECT_EQ(h.relay.counters().datagrams_spoofed, 2u);
+    EXPECT_EQ(*h.relay.position(s), (Vec3{0, 0, 0}));
+    h.relay.receive_datagram(blocks_datagram(s, {blk}), ep(1000), h.now);
+    h.tick();
+    const auto got = h.received(2000, s);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0], blk);
+    // Forwarded blocks go to the circuit's address, whatever a spoofer sends from.
+    for (const auto& sent : h.sent) EXPECT_EQ(sent.to, ep(2000));
+    // An agent never issued: dropped; its circuit code is refused.
+    h.relay.receive_datagram(*pn::encode_position_report(id(7), {0, 0, 0}), ep(7000), h.now);
+    h.relay.receive_datagram(pn::encode_use_circuit_code(id(7), 1), ep(7000), h.now);
+    EXPECT_EQ(h.relay.counters().datagrams_unknown_agent, 1u);
+    EXPECT_EQ(h.relay.counters().circuits_refused, 2u);
+    EXPECT_FALSE(h.relay.capability(id(7)));
+    // Re-issued credentials close the circuit until the new code arrives.
+    RelayCredentials again = creds(s);
+    again.circuit_code += 7;
+    ASSERT_TRUE(h.relay.issue(s, again, h.now));
+    h.relay.receive_datagram(*pn::encode_position_report(s, {0, 0, 0}), ep(1000), h.now);
+    EXPECT_EQ(h.relay.counters().datagrams_no_circuit, 3u);
+    // The circuit moves with the code (a viewer behind a NAT that changed its port).
+    h.relay.receive_datagram(pn::encode_use_circuit_code(s, again.circuit_code), ep(1500), h.now);
+    h.relay.receive_datagram(*pn::encode_position_report(s, {2, 0, 0}), ep(1500), h.now);
+    EXPECT_EQ(*h.relay.position(s), (Vec3{2, 0, 0}));
+}
+
+TEST(PuppetryRelayAuth, PerAgentRateLimitsDropAndCount) {
+    RelayConfig c;
+    c.max_blocks_per_s = 10;
+    c.max_bytes_per_s = 70000;
+    Harness h(c);
+    h.report(id(2), {1, 0, 0}, 2000);
+    h.report(id(1), {0, 0, 0}, 1000);  // the circuit datagram is not rate limited; this is
+    const auto blk = make_block(1, 2);
+    for (int k = 0; k < 15; ++k) h.send_blocks(id(1), {blk}, 1000);
+    EXPECT_EQ(h.relay.counters().blocks_rate_limited, 5u);
+    EXPECT_EQ(h.relay.counters().datagrams_rate_limited, 5u);
+    EXPECT_EQ(h.relay.counters().blocks_received, 10u);
+    // Another agent has its own budget.
+    h.send_blocks(id(2), {blk}, 2000);
+    EXPECT_EQ(h.relay.counters().blocks_received, 11u);
+    // Half a second refills half the budget.
+    h.now += 0.5;
+    for (int k = 0; k < 6; ++k) h.send_blocks(id(1), {blk}, 1000);
+    EXPECT_EQ(h.relay.counters().blocks_received, 16u);
+    EXPECT_EQ(h.relay.counters().blocks_rate_limited, 6u);
+    // Bytes: two datagrams of ~31 KB fit in 70000 bytes/s, the third does not.
+    RelayConfig b;
+    b.max_blocks_per_s = 1000;
+    b.max_bytes_per_s = 70000;
+    Harness hb(b);
+    hb.report(id(1), {0, 0, 0}, 1000);
+    std::vector<std::vector<std::uint8_t>> many(150, make_block(1, 22));  // ~31 KB
+    hb.send_blocks(id(1), many, 1000);
+    hb.send_blocks(id(1), many, 1000);
+    hb.send_blocks(id(1), many, 1000);
+    EXPECT_EQ(hb.relay.counters().datagrams_rate_limited, 1u);
+    EXPECT_EQ(hb.relay.counters().blocks_rate_limited, 150u);
+    EXPECT_EQ(hb.relay.counters().blocks_received, 300u);
 }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "loopback_udp.hpp"
+#include "relay_join.hpp"
 #include "relay_command.hpp"
 #include "slanim/formats/llsd.hpp"
 #include "slanim/puppetry/event_block.hpp"
@@ -126,6 +127,13 @@ TEST(RelayEndToEnd, WebcamReplayReachesWhomRangeSubscribeAndMuteAllow) {
     const Uuid sender = agent(1);
     test::LoopbackUdp tx;
     Receiver a(agent(2), {5.f, 0.f, 0.f}, sender), b(agent(3), {100.f, 0.f, 0.f}, sender);
+    // Each agent gets its capability and circuit code from the admin endpoint and opens its
+    // circuit from its own socket.
+    const int admin = (*server)->admin_port();
+    test::join_relay(admin, relay_udp, sender, tx);
+    test::join_relay(admin, relay_udp, a.id, a.udp);
+    const std::string b_cap = test::join_relay(admin, relay_udp, b.id, b.udp).capability;
+    ASSERT_FALSE(b_cap.empty());
     tx.send_to(relay_udp, *pn::encode_position_report(sender, {0.f, 0.f, 0.f}));
     a.report(relay_udp);
     b.report(relay_udp);
@@ -179,8 +187,8 @@ TEST(RelayEndToEnd, WebcamReplayReachesWhomRangeSubscribeAndMuteAllow) {
             all_finite = all_finite && a.finite_pose() && b.finite_pose();
         }
     };
-    auto post = [&](const Uuid& who, Llsd::Map body) {
-        auto r = http.Post(("/agent/" + who.str() + "/puppetry").c_str(),
+    auto post = [&](const std::string& capability, Llsd::Map body) {
+        auto r = http.Post(capability.c_str(),
                            format_llsd_xml(Llsd(std::move(body))), "application/llsd+xml");
         ASSERT_TRUE(r);
         ASSERT_EQ(r->status, 200) << r->body;
@@ -210,7 +218,7 @@ TEST(RelayEndToEnd, WebcamReplayReachesWhomRangeSubscribeAndMuteAllow) {
     EXPECT_FALSE(b.playback().active());
 
     // 2. B subscribes to the sender: it receives despite the distance.
-    post(b.id, {{"subscribe", Llsd(Llsd::Array{Llsd(sender)})}});
+    post(b_cap, {{"subscribe", Llsd(Llsd::Array{Llsd(sender)})}});
     run(1.0);
     EXPECT_TRUE(follows(b)) << "subscribed B: head " << angle_between(b.local(head), head_rot);
     EXPECT_TRUE(follows(a));
@@ -220,7 +228,7 @@ TEST(RelayEndToEnd, WebcamReplayReachesWhomRangeSubscribeAndMuteAllow) {
     // 3. B mutes the sender: nothing more arrives. Like the viewer, B's avatar holds the last
     // pose while the queue replays it (stale after 0.5 s here) and the joint states live (0.5 s
     // more), then the expiry frame resets the joints and nothing writes them again.
-    post(b.id, {{"mute", Llsd(Llsd::Array{Llsd(sender)})}});
+    post(b_cap, {{"mute", Llsd(Llsd::Array{Llsd(sender)})}});
     run(0.3);
     EXPECT_LE(b.datagrams, b_before_mute + 2) << "at most what was in flight";
     EXPECT_TRUE(b.playback().active());
@@ -238,6 +246,8 @@ TEST(RelayEndToEnd, WebcamReplayReachesWhomRangeSubscribeAndMuteAllow) {
     const RelayCounters c = (*server)->counters();
     EXPECT_GT(c.deliveries_muted, 0u);
     EXPECT_EQ(c.datagrams_malformed, 0u);
+    EXPECT_EQ(c.circuits_opened, 3u);
+    EXPECT_EQ(c.datagrams_no_circuit + c.datagrams_spoofed + c.datagrams_unknown_agent, 0u);
     EXPECT_EQ(c.blocks_malformed, 0u);
     EXPECT_EQ(a.runtime->malformed_datagrams(), 0u);
     EXPECT_EQ(a.playback().stats().blocks_malformed, 0u);

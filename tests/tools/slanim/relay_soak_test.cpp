@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "loopback_udp.hpp"
+#include "relay_join.hpp"
 #include "relay_command.hpp"
 #include "slanim/puppetry/event_block.hpp"
 #include "slanim/puppetry/datagram.hpp"
@@ -73,6 +74,8 @@ TEST(RelaySoak, KeepsServingUnderAFloodWithFlatMemory) {
     // A valid sender next to a receiver; the receiver reports its position (and address).
     const Uuid sender = agent(1), receiver = agent(2);
     UdpSocket tx, rx, junk;
+    const std::string rx_cap = test::join_relay((*server)->admin_port(), udp, receiver, rx).capability;
+    test::join_relay((*server)->admin_port(), udp, sender, tx);
     rx.send_to(udp, *pn::encode_position_report(receiver, {1, 0, 0}));
     tx.send_to(udp, *pn::encode_position_report(sender, {0, 0, 0}));
     PuppetryEvent ev;
@@ -108,10 +111,12 @@ TEST(RelaySoak, KeepsServingUnderAFloodWithFlatMemory) {
             const auto d = random_datagram();
             junk.send_to(udp, d);
             junk.send_to(udp, bad_block);
-            // Position reports from ever new agents: the agent table is bounded.
+            // Position reports from ever new (never issued) agents, and spoofs of the sender
+            // (its id from the junk socket, valid blocks): all dropped.
             junk.send_to(udp, *pn::encode_position_report(agent(static_cast<std::uint8_t>(3 + rng() % 250)),
                                                           {500.f, 0.f, 0.f}));
-            sent += 3;
+            junk.send_to(udp, valid);
+            sent += 4;
         }
         tx.send_to(udp, valid);
         ++sent;
@@ -119,7 +124,7 @@ TEST(RelaySoak, KeepsServingUnderAFloodWithFlatMemory) {
             next_http += std::chrono::milliseconds(50);
             rx.send_to(udp, *pn::encode_position_report(receiver, {1, 0, 0}));
             ++http_total;
-            auto r = http.Get("/agent/" + receiver.str() + "/puppetry");
+            auto r = http.Get(rx_cap);
             if (r && r->status == 200 && r->body.find("<key>range</key>") != std::string::npos)
                 ++http_ok;
         }
@@ -136,17 +141,20 @@ TEST(RelaySoak, KeepsServingUnderAFloodWithFlatMemory) {
     (*server)->stop();
 
     std::printf("soak: %llu datagrams sent, relay received %llu (%llu malformed datagrams, %llu "
-                "malformed blocks, %llu refused agents), %zu/%zu blocks forwarded early/late, "
+                "malformed blocks, %llu refused agents, %llu unknown agents, %llu spoofed), %zu/%zu blocks forwarded early/late, "
                 "HTTP %zu/%zu ok, RSS %ld -> %ld KiB peak, bytes held %llu\n",
                 static_cast<unsigned long long>(sent),
                 static_cast<unsigned long long>(c.datagrams_received),
                 static_cast<unsigned long long>(c.datagrams_malformed),
                 static_cast<unsigned long long>(c.blocks_malformed),
-                static_cast<unsigned long long>(c.agents_refused), forwarded_early,
+                static_cast<unsigned long long>(c.agents_refused),
+                static_cast<unsigned long long>(c.datagrams_unknown_agent),
+                static_cast<unsigned long long>(c.datagrams_spoofed), forwarded_early,
                 forwarded_late, http_ok, http_total, rss_warm, rss_peak,
                 static_cast<unsigned long long>(c.bytes_held));
     EXPECT_GT(c.datagrams_malformed, 1000u);
-    EXPECT_GT(c.blocks_malformed, 1000u);
+    EXPECT_GT(c.datagrams_unknown_agent, 1000u);
+    EXPECT_GT(c.datagrams_spoofed, 1000u);
     EXPECT_GT(forwarded_early, 0u);
     EXPECT_GT(forwarded_late, 0u);  // still forwarding valid traffic at the end
     EXPECT_EQ(http_ok, http_total);

@@ -4,8 +4,11 @@
 
 #include <fmt/format.h>
 
+#include <sys/random.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cerrno>
 #include <cstring>
 #include <limits>
 #include <utility>
@@ -29,6 +32,13 @@ struct PuppetryRelay::Agent {
     bool has_endpoint = false;
     RelayEndpoint endpoint;
     double last_seen = 0.0;
+    // Authentication: the credentials issued to the agent, and its circuit (bound by a
+    // use-circuit-code datagram to the endpoint it came from).
+    RelayCredentials creds;
+    bool circuit = false;
+    // Rate limit: token buckets of blocks and bytes, refilled at the configured rates up to one
+    // second's worth.
+    double block_tokens = 0.0, byte_tokens = 0.0, bucket_time = 0.0;
     // Ring of the newest queued blocks, oldest at `head`.
     std::array<Slot, kRelayBlocksPerSenderPerTick> ring;
     std::size_t head = 0, count = 0;
@@ -47,8 +57,32 @@ struct PuppetryRelay::Agent {
 namespace {
 
 constexpr std::string_view kAgentPrefix = "/agent/";
-constexpr std::string_view kAgentSuffix = "/puppetry";
+constexpr std::string_view kCapPrefix = "/cap/";
 constexpr std::size_t kUuidTextSize = 36;
+constexpr std::size_t kTokenBytes = 16;
+
+// 32 lowercase hex digits → 16 bytes; anything else fails.
+bool parse_token(std::string_view hex, RelayToken& out) {
+    if (hex.size() != 2 * kTokenBytes) return false;
+    auto nibble = [](char c) -> int {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        return -1;
+    };
+    for (std::size_t i = 0; i < kTokenBytes; ++i) {
+        const int hi = nibble(hex[2 * i]), lo = nibble(hex[2 * i + 1]);
+        if (hi < 0 || lo < 0) return false;
+        out[i] = static_cast<std::uint8_t>(hi * 16 + lo);
+    }
+    return true;
+}
+
+// 0 when equal; the time taken does not depend on where the bytes differ.
+unsigned constant_time_diff(const RelayToken& a, const RelayToken& b) {
+    unsigned d = 0;
+    for (std::size_t i = 0; i < kTokenBytes; ++i) d |= static_cast<unsigned>(a[i] ^ b[i]);
+    return d;
+}
 
 RelayHttpResponse llsd_response(int status, const Llsd& body) {
     return RelayHttpResponse{status, format_llsd_xml(body)};
@@ -93,6 +127,13 @@ Result<bool> RelayConfig::validate() const {
     if (!std::isfinite(max_range_m) || max_range_m <= 0.0)
         return bad(fmt::format("relay config: max_range_m must be a positive finite number of "
                                "metres, got {}", max_range_m));
+    if (!std::isfinite(max_blocks_per_s) || max_blocks_per_s < 1.0)
+        return bad(fmt::format("relay config: max_blocks_per_s must be at least 1, got {}", max_blocks_per_s));
+    if (!std::isfinite(max_bytes_per_s) || max_bytes_per_s < double(pn::kMaxDatagramSize))
+        return bad(fmt::format("relay config: max_bytes_per_s must be at least {} (one datagram), got {}",
+                               pn::kMaxDatagramSize, max_bytes_per_s));
+    if (!std::isfinite(origin_x) || !std::isfinite(origin_y))
+        return bad("relay config: the region origin must be finite");
     if (!std::isfinite(idle_timeout_s) || idle_timeout_s <= 0.0)
         return bad(fmt::format("relay config: idle_timeout_s must be a positive finite number "
                                "of seconds, got {}", idle_timeout_s));
@@ -144,6 +185,9 @@ PuppetryRelay::Agent* PuppetryRelay::find_or_create(const Uuid& id, double now_s
     a->id = id;
     a->cap = config_.defaults;
     a->last_seen = now_s;
+    a->bucket_time = now_s;
+    a->block_tokens = config_.max_blocks_per_s;
+    a->byte_tokens = config_.max_bytes_per_s;
     Agent* raw = a.get();
     agents_.emplace(id, std::move(a));
     ++counters_.agents_created;
@@ -171,6 +215,113 @@ std::optional<Vec3> PuppetryRelay::position(const Uuid& agent) const {
     return std::nullopt;
 }
 
+// ---- authentication ----------------------------------------------------------------------
+
+std::string RelayCredentials::capability_path() const {
+    std::string p(kCapPrefix);
+    for (std::uint8_t b : token) p += fmt::format("{:02x}", b);
+    return p;
+}
+
+Result<RelayCredentials> random_relay_credentials() {
+    RelayCredentials c;
+    std::array<std::uint8_t, kTokenBytes + 4> bytes{};
+    std::size_t got = 0;
+    while (got < bytes.size()) {
+        const ssize_t n = ::getrandom(bytes.data() + got, bytes.size() - got, 0);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return Error{fmt::format("getrandom: {}", std::strerror(errno))};
+        }
+        got += static_cast<std::size_t>(n);
+    }
+    std::memcpy(c.token.data(), bytes.data(), kTokenBytes);
+    c.circuit_code = static_cast<std::uint32_t>(bytes[16]) | (static_cast<std::uint32_t>(bytes[17]) << 8) |
+                     (static_cast<std::uint32_t>(bytes[18]) << 16) | (static_cast<std::uint32_t>(bytes[19]) << 24);
+    return c;
+}
+
+PuppetryRelay::Agent* PuppetryRelay::find_by_token(const RelayToken& token) {
+    // Every issued token is compared, each in constant time, and the loop never stops early:
+    // the time taken says nothing about which token, or how much of one, matched.
+    Agent* found = nullptr;
+    for (auto& [id, a] : agents_) {
+        const unsigned d = constant_time_diff(a->creds.token, token);
+        found = d == 0 ? a.get() : found;
+    }
+    return found;
+}
+
+Result<RelayCredentials> PuppetryRelay::issue(const Uuid& agent, const RelayCredentials& fresh,
+                                              double now_s) {
+    if (agent.is_null()) return Error{"relay: cannot issue credentials to the null agent"};
+    const RelayToken zero{};
+    if (constant_time_diff(fresh.token, zero) == 0)
+        return Error{"relay: refusing an all-zero capability token"};
+    Agent* a = find_or_create(agent, now_s);
+    if (!a)
+        return Error{fmt::format("relay: the relay already serves {} agents (its limit)",
+                                 config_.max_agents)};
+    a->creds = fresh;
+    a->circuit = false;  // a new code opens a new circuit
+    a->has_endpoint = false;
+    a->last_seen = now_s;
+    ++counters_.credentials_issued;
+    return fresh;
+}
+
+bool PuppetryRelay::revoke(const Uuid& agent) {
+    auto it = agents_.find(agent);
+    if (it == agents_.end()) return false;
+    const Agent& a = *it->second;
+    for (std::size_t i = 0; i < a.count; ++i) counters_.bytes_held -= a.slot(i).size;
+    counters_.blocks_held -= a.count;
+    agents_.erase(it);
+    ++counters_.credentials_revoked;
+    counters_.agents = agents_.size();
+    return true;
+}
+
+RelayHttpResponse PuppetryRelay::handle_admin_http(std::string_view method, std::string_view path,
+                                                   double now_s, const RelayCredentials& fresh) {
+    ++counters_.http_admin_requests;
+    if (path == "/stats" && method == "GET") return llsd_response(200, counters_llsd());
+    std::optional<Uuid> id;
+    if (path.size() == kAgentPrefix.size() + kUuidTextSize && path.starts_with(kAgentPrefix))
+        id = Uuid::parse(path.substr(kAgentPrefix.size()));
+    if (!id || id->is_null())
+        return error_response(404, "no such resource: the admin endpoint is /agent/<agent uuid> "
+                                   "(POST issues credentials, DELETE revokes them) and /stats");
+    if (method == "POST") {
+        auto c = issue(*id, fresh, now_s);
+        if (!c) return error_response(503, c.error().message);
+        Llsd::Map m;
+        m.emplace("agent_id", Llsd(*id));
+        m.emplace("capability", Llsd(c->capability_path()));
+        // LLSD integers are signed 32-bit: the code's bits, as the viewer's U32 Code field.
+        m.emplace("circuit_code", Llsd(static_cast<std::int32_t>(c->circuit_code)));
+        return llsd_response(200, Llsd(std::move(m)));
+    }
+    if (method == "DELETE") {
+        if (!revoke(*id)) return error_response(404, "no such agent");
+        return llsd_response(200, Llsd(Llsd::Map{}));
+    }
+    return error_response(405, fmt::format("/agent/<uuid> answers POST and DELETE, not {}",
+                                           std::string(method.substr(0, 16))));
+}
+
+bool PuppetryRelay::within_rate(Agent& a, std::size_t bytes, std::size_t blocks, double now_s) {
+    const double dt = std::max(0.0, now_s - a.bucket_time);
+    a.bucket_time = now_s;
+    a.byte_tokens = std::min(config_.max_bytes_per_s, a.byte_tokens + dt * config_.max_bytes_per_s);
+    a.block_tokens = std::min(config_.max_blocks_per_s, a.block_tokens + dt * config_.max_blocks_per_s);
+    if (a.byte_tokens < static_cast<double>(bytes) || a.block_tokens < static_cast<double>(blocks))
+        return false;
+    a.byte_tokens -= static_cast<double>(bytes);
+    a.block_tokens -= static_cast<double>(blocks);
+    return true;
+}
+
 // ---- HTTP --------------------------------------------------------------------------------
 
 RelayHttpResponse PuppetryRelay::bad_request(std::string reason, std::string field,
@@ -195,26 +346,22 @@ RelayHttpResponse PuppetryRelay::handle_http(std::string_view method, std::strin
         }
         return llsd_response(200, counters_llsd());
     }
-    const bool agent_path = path.size() == kAgentPrefix.size() + kUuidTextSize +
-                                               kAgentSuffix.size() &&
-                            path.starts_with(kAgentPrefix) && path.ends_with(kAgentSuffix);
-    std::optional<Uuid> id;
-    if (agent_path) id = Uuid::parse(path.substr(kAgentPrefix.size(), kUuidTextSize));
-    if (!id || id->is_null()) {
+    Agent* a = nullptr;
+    if (path.size() == kCapPrefix.size() + 2 * kTokenBytes && path.starts_with(kCapPrefix)) {
+        RelayToken token{};
+        if (parse_token(path.substr(kCapPrefix.size()), token)) a = find_by_token(token);
+    }
+    if (!a) {
+        // The same answer for every unknown path and token: no hint of what exists.
         ++counters_.http_not_found;
-        return error_response(404, "no such resource: the capability is "
-                                   "/agent/<agent uuid>/puppetry (a non-null uuid), "
-                                   "the counters /stats");
+        return error_response(404, "not found");
     }
     if (!get && !post) {
         ++counters_.http_not_found;
         return error_response(405, fmt::format("the puppetry capability answers GET and POST, "
                                                "not {}", std::string(method.substr(0, 16))));
     }
-    Agent* a = find_or_create(*id, now_s);
-    if (!a)
-        return error_response(503, fmt::format("the relay already serves {} agents (its limit)",
-                                               config_.max_agents));
+    a->last_seen = now_s;
     return get ? capability_get(*a) : capability_post(*a, body);
 }
 
@@ -356,6 +503,30 @@ Llsd relay_counters_llsd(const RelayCounters& c) {
     put("http_requests", c.http_requests);
     put("http_bad_requests", c.http_bad_requests);
     put("http_not_found", c.http_not_found);
+    put("credentials_issued", c.credentials_issued);
+    put("credentials_revoked", c.credentials_revoked);
+    put("circuits_opened", c.circuits_opened);
+    put("circuits_refused", c.circuits_refused);
+    put("datagrams_unknown_agent", c.datagrams_unknown_agent);
+    put("datagrams_no_circuit", c.datagrams_no_circuit);
+    put("datagrams_spoofed", c.datagrams_spoofed);
+    put("datagrams_rate_limited", c.datagrams_rate_limited);
+    put("blocks_rate_limited", c.blocks_rate_limited);
+    put("http_admin_requests", c.http_admin_requests);
+    put("bus_published", c.bus_published);
+    put("bus_publish_failed", c.bus_publish_failed);
+    put("bus_received", c.bus_received);
+    put("bus_oversized", c.bus_oversized);
+    put("bus_malformed", c.bus_malformed);
+    put("bus_outside_region", c.bus_outside_region);
+    put("bus_local_sender", c.bus_local_sender);
+    put("bus_blocks_received", c.bus_blocks_received);
+    put("bus_blocks_malformed", c.bus_blocks_malformed);
+    put("bus_deliveries", c.bus_deliveries);
+    put("bus_disconnects", c.bus_disconnects);
+    put("bus_reconnects", c.bus_reconnects);
+    put("bus_disconnected_ms", c.bus_disconnected_ms);
+    put("bus_connected", c.bus_connected);
     put("agents_created", c.agents_created);
     put("agents_expired", c.agents_expired);
     put("agents_refused", c.agents_refused);
@@ -375,10 +546,40 @@ void PuppetryRelay::receive_datagram(std::span<const std::uint8_t> bytes,
         ++counters_.datagrams_malformed;
         return;
     }
-    Agent* a = find_or_create(d->agent, now_s);
-    if (!a) return;
-    a->endpoint = from;
-    a->has_endpoint = true;
+    Agent* a = find(d->agent);
+    if (!a) {  // never issued, revoked or expired
+        ++(d->kind == pn::DatagramKind::UseCircuitCode ? counters_.circuits_refused
+                                                       : counters_.datagrams_unknown_agent);
+        return;
+    }
+    if (d->kind == pn::DatagramKind::UseCircuitCode) {
+        // Opens (or moves) the agent's circuit to this address when the code is the one issued.
+        if ((d->circuit_code ^ a->creds.circuit_code) != 0) {
+            ++counters_.circuits_refused;
+            return;
+        }
+        a->circuit = true;
+        a->endpoint = from;
+        a->has_endpoint = true;
+        a->last_seen = now_s;
+        ++counters_.circuits_opened;
+        return;
+    }
+    if (!a->circuit) {
+        ++counters_.datagrams_no_circuit;
+        return;
+    }
+    if (from != a->endpoint) {  // the agent's id from another address: spoofed
+        ++counters_.datagrams_spoofed;
+        return;
+    }
+    const std::size_t nblocks = d->kind == pn::DatagramKind::Blocks ? d->blocks.size() : 0;
+    if (!within_rate(*a, bytes.size(), nblocks, now_s)) {
+        ++counters_.datagrams_rate_limited;
+        counters_.blocks_rate_limited += nblocks;
+        return;
+    }
+    a->last_seen = now_s;
     if (d->kind == pn::DatagramKind::PositionReport) {
         a->position = d->position;
         a->has_position = true;
@@ -474,68 +675,85 @@ void PuppetryRelay::queue_block(Agent& a, std::span<const std::uint8_t> block) {
 
 // ---- tick --------------------------------------------------------------------------------
 
-void PuppetryRelay::tick(double now_s, const RelaySendFn& send) {
+std::size_t PuppetryRelay::encode_forward(const Uuid& id,
+                                         std::span<const std::span<const std::uint8_t>> blocks) {
+    // Group consecutive blocks into datagrams within the soft limit (at most one per block).
+    std::size_t ngroups = 0, first = 0, size = pn::kDatagramHeaderSize + 1;
+    auto flush = [&](std::size_t last) {
+        return static_cast<bool>(
+            pn::encode_blocks(id, blocks.subspan(first, last - first), scratch_datagrams_[ngroups++]));
+    };
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+        const std::size_t add = 1 + blocks[i].size();
+        if (i > first && size + add > pn::kDatagramSoftLimit) {
+            if (!flush(i)) return 0;
+            first = i;
+            size = pn::kDatagramHeaderSize + 1;
+        }
+        size += add;
+    }
+    if (!flush(blocks.size())) return 0;
+    return ngroups;
+}
+
+void PuppetryRelay::deliver(const Uuid& sid, const Agent* local, bool has_pos, double gx,
+                            double gy, double gz, std::size_t nblocks, std::size_t ngroups,
+                            const RelaySendFn& send) {
+    for (auto& [rid, rp] : agents_) {
+        const Agent& r = *rp;
+        if (&r == local) {
+            if (!local->cap.echo_back) continue;
+        } else {
+            if (rid == sid) continue;  // a remote message naming one of ours (dropped earlier)
+            const bool in_range = [&] {
+                if (!r.has_position || !has_pos) return false;
+                const double dx = (config_.origin_x + double(r.position.x)) - gx;
+                const double dy = (config_.origin_y + double(r.position.y)) - gy;
+                const double dz = double(r.position.z) - gz;
+                return std::sqrt(dx * dx + dy * dy + dz * dz) <= r.cap.range;
+            }();
+            if (!in_range && !r.subscribed_to(sid)) continue;
+            if (r.muted(sid)) {
+                ++counters_.deliveries_muted;
+                continue;
+            }
+            if (!r.cap.receive) {
+                ++counters_.deliveries_not_receiving;
+                continue;
+            }
+        }
+        if (!r.has_endpoint) {
+            ++counters_.deliveries_no_endpoint;
+            continue;
+        }
+        ++counters_.deliveries;
+        if (!local) ++counters_.bus_deliveries;
+        counters_.blocks_forwarded += nblocks;
+        for (std::size_t g = 0; g < ngroups; ++g) {
+            send(r.endpoint, scratch_datagrams_[g]);
+            ++counters_.datagrams_sent;
+            counters_.bytes_sent += scratch_datagrams_[g].size();
+        }
+    }
+}
+
+void PuppetryRelay::tick(double now_s, const RelaySendFn& send, const RelayPublishFn& publish) {
     ++counters_.ticks;
-    // Datagrams of one sender, encoded once and sent to each receiver: at most one per block.
-    std::array<std::pair<std::size_t, std::size_t>, kRelayBlocksPerSenderPerTick> groups{};
-    auto& datagrams = scratch_datagrams_;
     for (auto& [sid, sp] : agents_) {
         Agent& s = *sp;
         if (s.count == 0) continue;
-        // Group consecutive blocks into datagrams within the soft limit.
-        std::size_t ngroups = 0, first = 0, size = pn::kDatagramHeaderSize + 1;
-        for (std::size_t i = 0; i < s.count; ++i) {
-            const std::size_t add = 1 + s.slot(i).size;
-            if (i > first && size + add > pn::kDatagramSoftLimit) {
-                groups[ngroups++] = {first, i};
-                first = i;
-                size = pn::kDatagramHeaderSize + 1;
-            }
-            size += add;
-        }
-        groups[ngroups++] = {first, s.count};
-        bool encoded = true;
-        for (std::size_t g = 0; g < ngroups && encoded; ++g) {
-            scratch_blocks_.clear();
-            for (std::size_t i = groups[g].first; i < groups[g].second; ++i)
-                scratch_blocks_.emplace_back(s.slot(i).bytes.data(), s.slot(i).size);
-            encoded = static_cast<bool>(pn::encode_blocks(s.id, scratch_blocks_, datagrams[g]));
-        }
-        if (encoded) {
-            for (auto& [rid, rp] : agents_) {
-                const Agent& r = *rp;
-                if (&r == &s) {
-                    if (!s.cap.echo_back) continue;
-                } else {
-                    const bool in_range = [&] {
-                        if (!r.has_position || !s.has_position) return false;
-                        const double dx = double(r.position.x) - s.position.x;
-                        const double dy = double(r.position.y) - s.position.y;
-                        const double dz = double(r.position.z) - s.position.z;
-                        return std::sqrt(dx * dx + dy * dy + dz * dz) <= r.cap.range;
-                    }();
-                    if (!in_range && !r.subscribed_to(s.id)) continue;
-                    if (r.muted(s.id)) {
-                        ++counters_.deliveries_muted;
-                        continue;
-                    }
-                    if (!r.cap.receive) {
-                        ++counters_.deliveries_not_receiving;
-                        continue;
-                    }
-                }
-                if (!r.has_endpoint) {
-                    ++counters_.deliveries_no_endpoint;
-                    continue;
-                }
-                ++counters_.deliveries;
-                counters_.blocks_forwarded += s.count;
-                for (std::size_t g = 0; g < ngroups; ++g) {
-                    send(r.endpoint, datagrams[g]);
-                    ++counters_.datagrams_sent;
-                    counters_.bytes_sent += datagrams[g].size();
-                }
-            }
+        scratch_blocks_.clear();
+        for (std::size_t i = 0; i < s.count; ++i)
+            scratch_blocks_.emplace_back(s.slot(i).bytes.data(), s.slot(i).size);
+        const double gx = config_.origin_x + double(s.position.x);
+        const double gy = config_.origin_y + double(s.position.y);
+        const double gz = double(s.position.z);
+        if (const std::size_t ngroups = encode_forward(s.id, scratch_blocks_); ngroups > 0)
+            deliver(s.id, &s, s.has_position, gx, gy, gz, s.count, ngroups, send);
+        if (publish &&
+            encode_bus_message(s.id, s.has_position, gx, gy, gz, scratch_blocks_, scratch_bus_)) {
+            ++counters_.bus_published;
+            if (!publish(scratch_bus_)) ++counters_.bus_publish_failed;
         }
         for (std::size_t i = 0; i < s.count; ++i) counters_.bytes_held -= s.slot(i).size;
         counters_.blocks_held -= s.count;
@@ -555,6 +773,76 @@ void PuppetryRelay::tick(double now_s, const RelaySendFn& send) {
         }
     }
     counters_.agents = agents_.size();
+}
+
+}  // namespace slanim
+
+namespace slanim {
+
+// ---- bus ---------------------------------------------------------------------------------
+
+void PuppetryRelay::receive_bus_message(std::span<const std::uint8_t> bytes, double origin_x,
+                                        double origin_y, double /*now_s*/,
+                                        const RelaySendFn& send) {
+    ++counters_.bus_received;
+    BusMessage m;
+    m.blocks.swap(scratch_bus_blocks_);
+    BusFault fault{};
+    const bool ok = static_cast<bool>(decode_bus_message(bytes, m, &fault));
+    auto done = [&] { scratch_bus_blocks_.swap(m.blocks); };
+    if (!ok) {
+        ++(fault == BusFault::Oversize ? counters_.bus_oversized : counters_.bus_malformed);
+        done();
+        return;
+    }
+    // The publishing relay only knows positions inside its own region; a sender placed
+    // elsewhere is a forgery or a broken relay. The square is closed on every side (an avatar
+    // standing exactly on the border).
+    if (m.has_position && (m.x < origin_x || m.x > origin_x + kRegionWidthM || m.y < origin_y ||
+                           m.y > origin_y + kRegionWidthM || std::fabs(m.z) > 1.0e5)) {
+        ++counters_.bus_outside_region;
+        done();
+        return;
+    }
+    if (find(m.sender)) {
+        ++counters_.bus_local_sender;
+        done();
+        return;
+    }
+    // Keep the blocks the puppetry decoder accepts, in order.
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < m.blocks.size(); ++i) {
+        ++counters_.bus_blocks_received;
+        scratch_events_.clear();
+        if (!decode_puppetry_block(m.blocks[i], config_.layout, scratch_events_)) {
+            ++counters_.bus_blocks_malformed;
+            continue;
+        }
+        m.blocks[kept++] = m.blocks[i];
+    }
+    m.blocks.resize(kept);
+    if (kept > 0) {
+        if (const std::size_t ngroups = encode_forward(m.sender, m.blocks); ngroups > 0)
+            deliver(m.sender, nullptr, m.has_position, m.x, m.y, m.z, kept, ngroups, send);
+    }
+    done();
+}
+
+void PuppetryRelay::set_bus_connected(bool connected, double now_s) {
+    if (connected == bus_up_) return;
+    if (connected) {
+        if (bus_ever_connected_) {
+            ++counters_.bus_reconnects;
+            const double gap = std::max(0.0, now_s - bus_down_since_);
+            counters_.bus_disconnected_ms += static_cast<std::uint64_t>(std::llround(gap * 1000.0));
+        }
+        bus_ever_connected_ = true;
+    } else {
+        ++counters_.bus_disconnects;
+        bus_down_since_ = now_s;
+    }
+    bus_up_ = connected;
+    counters_.bus_connected = connected ? 1 : 0;
 }
 
 }  // namespace slanim

@@ -14,7 +14,8 @@
 //
 //   offset size  field
 //   0      1     U8   magic/version = kDatagramMagicVersion (0xA1: magic nibble 0xA, version 1)
-//   1      1     U8   kind: 1 = blocks (DatagramKind::Blocks), 2 = position report
+//   1      1     U8   kind: 1 = blocks (DatagramKind::Blocks), 2 = position report,
+//                     3 = use circuit code
 //   2      16    agent id (LLUUID bytes in text order): the agent whose avatar the data drives
 //
 //   kind 1, blocks (sender → relay, and relay → receivers with the sender's id unchanged):
@@ -26,6 +27,13 @@
 //   18     12    F32 x, y, z   the agent's position in metres, region frame (X east, Y north,
 //                              Z up), finite
 //                the datagram is exactly 30 bytes
+//
+//   kind 3, use circuit code (agent → relay, first; the relay binds the agent's circuit to the
+//   address it came from, like the viewer's UseCircuitCode message, spec-free: llstartup.cpp
+//   and process_teleport_finish send it before anything else, and LLMessageSystem::checkMessages
+//   drops messages from a host without a circuit except this one):
+//   18     4     U32  circuit code, as the relay issued it with the agent's capability
+//                the datagram is exactly 22 bytes
 //
 // A datagram that breaks any of these rules is rejected as a whole with a reason (decoders never
 // read past the input); receivers count and drop it. The largest blocks datagram is
@@ -63,11 +71,13 @@ inline constexpr std::size_t kMaxDatagramSize =
     kDatagramHeaderSize + 1 + kMaxBlocksPerDatagram * (1 + kMaxBlockSize);
 /// Size of a position report datagram.
 inline constexpr std::size_t kPositionReportSize = kDatagramHeaderSize + 12;
+/// Size of a use-circuit-code datagram.
+inline constexpr std::size_t kUseCircuitCodeSize = kDatagramHeaderSize + 4;
 /// The viewer's per-message budget (`MTUBYTES`, §9.1); encode_blocks_split keeps each datagram
 /// at or below it when the blocks allow.
 inline constexpr std::size_t kDatagramSoftLimit = 1200;
 
-enum class DatagramKind : std::uint8_t { Blocks = 1, PositionReport = 2 };
+enum class DatagramKind : std::uint8_t { Blocks = 1, PositionReport = 2, UseCircuitCode = 3 };
 
 /// A validated datagram's block list, as views into the datagram bytes (no copy). Iterating
 /// yields each block's bytes (1..255 bytes) in datagram order. Valid while the datagram bytes
@@ -119,12 +129,14 @@ private:
 };
 
 /// A decoded datagram. For kind Blocks `blocks` is set and `position` is zero; for kind
-/// PositionReport `position` is set and `blocks` is empty.
+/// PositionReport `position` is set and `blocks` is empty; for kind UseCircuitCode
+/// `circuit_code` is set.
 struct Datagram {
     DatagramKind kind = DatagramKind::Blocks;
     AgentId agent;
     BlockList blocks;  ///< views into the decoded bytes
     Vec3 position;     ///< metres, region frame
+    std::uint32_t circuit_code = 0;  ///< kind UseCircuitCode
 };
 
 /// Why a datagram was rejected (counted per reason by the receivers).
@@ -137,16 +149,18 @@ enum class DatagramFault : std::uint8_t {
     Trailing,        ///< bytes after the last block
     PositionReport,  ///< a position report of the wrong size or with a non-finite coordinate
     Oversize,        ///< larger than the receiver's buffer (set by receivers, not by decoding)
+    CircuitCode,     ///< a use-circuit-code datagram of the wrong size
 };
-inline constexpr std::size_t kNumDatagramFaults = 8;
+inline constexpr std::size_t kNumDatagramFaults = 9;
 /// "short", "magic", "kind", "block count", "block length", "trailing bytes", "position report",
-/// "oversize".
+/// "oversize", "circuit code".
 const char* datagram_fault_name(DatagramFault fault);
 
 /// Validates and decodes one datagram. Errors (with the byte offset of the problem): empty or
 /// shorter than its header, wrong magic/version byte, unknown kind, zero block count, a zero
 /// block length, a block running past the end, bytes left after the last block, a position
-/// report that is not exactly kPositionReportSize bytes or holds a non-finite coordinate.
+/// report that is not exactly kPositionReportSize bytes or holds a non-finite coordinate, a
+/// use-circuit-code datagram that is not exactly kUseCircuitCodeSize bytes.
 /// On an error `*fault`, when given, says which rule failed. Never reads outside `bytes`;
 /// allocates only the error message.
 Result<Datagram> decode_datagram(std::span<const std::uint8_t> bytes, DatagramFault* fault = nullptr);
@@ -168,5 +182,9 @@ Result<std::size_t> encode_blocks_split(const AgentId& agent,
 /// Encodes a position report (kPositionReportSize bytes). Error: a non-finite coordinate.
 Result<std::array<std::uint8_t, kPositionReportSize>> encode_position_report(const AgentId& agent,
                                                                             Vec3 position_m);
+
+/// Encodes a use-circuit-code datagram (kUseCircuitCodeSize bytes).
+std::array<std::uint8_t, kUseCircuitCodeSize> encode_use_circuit_code(const AgentId& agent,
+                                                                      std::uint32_t circuit_code);
 
 }  // namespace slanim::puppetry_net
