@@ -507,6 +507,36 @@ TEST(GltfImport, BadInputNamesTheFileAndThePath) {
            {}, 1, {"range.gltf", fmt::format("accessors[{}]", out0)});
     expect(mutate("index.gltf", [&](tinygltf::Model& m) { m.animations[0].samplers[0].input = 9999; }), {}, 1,
            {"index.gltf", "animations[0].samplers[0].input", "accessors[9999] does not exist"});
+    // A joint hierarchy that does not match SL's: a bone under the wrong limb, a flat armature.
+    const auto reparent = [](tinygltf::Model& m, const char* child, int new_parent) {
+        const int c = node_named(m, child);
+        for (auto& n : m.nodes) std::erase(n.children, c);
+        m.nodes[static_cast<std::size_t>(new_parent)].children.push_back(c);
+        return c;
+    };
+    int wrist = -1, head = -1;
+    const std::string limb = mutate("limb.gltf", [&](tinygltf::Model& m) {
+        wrist = reparent(m, "mWristLeft", node_named(m, "mShoulderRight"));
+    });
+    expect(limb, {}, 1,
+           {"limb.gltf", "animations[0].channels[", ".target.node", fmt::format("nodes[{}] \"mWristLeft\"", wrist),
+            "hangs under", "\"mShoulderRight\"", "the SL skeleton has mElbowLeft", "does not match SL's"});
+    const std::string flat = mutate("flat.gltf", [&](tinygltf::Model& m) { head = reparent(m, "mHead", node_named(m, "mRoot")); });
+    expect(flat, {}, 1,
+           {"flat.gltf", fmt::format("nodes[{}] \"mHead\" has no SL joint among its ancestor nodes", head),
+            "the SL skeleton has mNeck"});
+    // Two channels on one target (glTF allows one per node and path).
+    expect(mutate("twice.gltf", [](tinygltf::Model& m) { m.animations[0].channels.push_back(m.animations[0].channels[0]); }),
+           {}, 1, {"twice.gltf", "is already animated by channels[0]"});
+    // A key past MAX_ANIM_DURATION; an exporter extra out of its range.
+    expect(mutate("long.gltf", [&](tinygltf::Model& m) { floats(m, in0)[m.accessors[static_cast<std::size_t>(in0)].count - 1] = 61.f; }), {}, 1,
+           {"long.gltf", fmt::format("accessors[{}]", in0), "past 60 s", "MAX_ANIM_DURATION"});
+    expect(mutate("prio.gltf", [](tinygltf::Model& m) {
+               auto obj = m.animations[0].extras.Get<tinygltf::Value::Object>();
+               obj["priority"] = tinygltf::Value(99);
+               m.animations[0].extras = tinygltf::Value(obj);
+           }),
+           {}, 1, {"prio.gltf", "animations[0].extras.priority: 99 is outside [0, 6]"});
     expect(t / "missing.glb", {}, 1, {"missing.glb"});
     expect(t / "w.gltf", {"--priority", "9"}, 2, {"--priority"});
     expect(t / "w.gltf", {"--no-mesh"}, 2, {"for a glTF output"});
