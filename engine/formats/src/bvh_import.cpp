@@ -92,6 +92,56 @@ bool optimize_joint(AnimJoint& joint, bool reference_frame) {
     return r.moves;
 }
 
+/// reduce_keys' optional second pass: the curve playback makes of the kept keys (ll_nlerp /
+/// lerp) is compared with the curve of all the frames at every dropped frame and at the quarter
+/// points of every frame interval; while some run between two kept keys misses by
+/// verify_fraction × the threshold or more, the dropped frame nearest its worst point is kept
+/// again.
+void verify_dropped(const KeyReductionInput& in, float rot_threshold, KeyReduction& out) {
+    const std::size_t n = in.rotations.size();
+    const auto at = [&](std::size_t i) { return in.times.empty() ? static_cast<float>(i) : in.times[i]; };
+    const float rot_limit = rot_threshold * in.verify_fraction;
+    const float pos_limit_sq = kPositionKeyframeThresholdSq * in.verify_fraction * in.verify_fraction;
+    for (int pass = 0; pass < 2; ++pass) {
+        std::vector<bool>& keep = pass == 0 ? out.keep_rot : out.keep_pos;
+        // How far the kept keys a, b miss the frames' curve at fraction f of frame interval i → i+1.
+        const auto miss = [&](std::size_t a, std::size_t b, std::size_t i, float f) {
+            const float t = at(i) + f * (at(i + 1) - at(i));
+            const float u = (t - at(a)) / (at(b) - at(a));
+            if (pass == 0) {
+                const Quat want = f == 0.f ? in.rotations[i] : ll_nlerp(f, in.rotations[i], in.rotations[i + 1]);
+                return rot_metric(ll_nlerp(u, in.rotations[a], in.rotations[b]), want) / rot_limit;
+            }
+            const Vec3 want = lerp(in.positions[i], in.positions[i + 1], f) * in.position_scale;
+            return std::sqrt(dist_sq(lerp(in.positions[a], in.positions[b], u) * in.position_scale, want) / pos_limit_sq);
+        };
+        for (bool changed = true; changed;) {
+            changed = false;
+            std::size_t a = 0;
+            while (a < n && !keep[a]) ++a;
+            while (a < n) {
+                std::size_t b = a + 1;
+                while (b < n && !keep[b]) ++b;
+                if (b >= n) break;
+                float worst = 1.f;  // in units of the limit
+                std::size_t worst_i = n;
+                for (std::size_t i = a; i < b && b > a + 1; ++i) {
+                    for (const float f : {0.f, 0.25f, 0.5f, 0.75f}) {
+                        if (f == 0.f && i == a) continue;  // a kept key
+                        const float d = miss(a, b, i, f);
+                        if (d < worst) continue;
+                        worst = d;
+                        // The dropped frame nearest that point (a and b are kept).
+                        worst_i = f <= 0.5f ? (i == a ? i + 1 : i) : (i + 1 == b ? i : i + 1);
+                    }
+                }
+                if (worst_i < n) keep[worst_i] = true, changed = true;
+                a = b;
+            }
+        }
+    }
+}
+
 }  // namespace
 
 KeyReduction reduce_keys(const KeyReductionInput& in) {
@@ -167,6 +217,7 @@ KeyReduction reduce_keys(const KeyReductionInput& in) {
         prev = ki;
     }
     out.moves = pos_changed || rot_changed;
+    if (in.verify_fraction > 0.f) verify_dropped(in, rot_threshold, out);
     return out;
 }
 

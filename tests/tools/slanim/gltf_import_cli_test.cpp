@@ -176,13 +176,17 @@ MotionGap motion_gap(const Motion& a, const Motion& b) {
 
 }  // namespace
 
-// Every .anim of ../shared/anims: .anim → .glb → .anim equals the input after quantization.
+// Every .anim of ../shared/anims: .anim → .glb → .anim --all-frames equals the input after
+// quantization; with the key reduction it plays the same within the BVH importer's tolerances.
 TEST(GltfImport, EverySharedAnimationRoundTrips) {
     const fs::path dir = kShared / "anims";
     if (!fs::exists(dir)) GTEST_SKIP() << "no " << dir << " (real test data in ../shared)";
     auto sk = Skeleton::default_skeleton();
     TempDir t;
     int n = 0;
+    std::size_t keys_all = 0, keys_reduced = 0;
+    float worst_rot = 0.f, worst_pos = 0.f;
+    std::string worst_rot_at, worst_pos_at;
     for (const auto& e : fs::recursive_directory_iterator(dir)) {
         if (e.path().extension() != ".anim") continue;
         auto loaded = load_motion(e.path().string(), *sk);
@@ -192,7 +196,7 @@ TEST(GltfImport, EverySharedAnimationRoundTrips) {
         const std::string what = e.path().filename().string();
         const auto r1 = run_slanim({"convert", e.path().string(), "-o", t / "x.glb", "--no-mesh"});
         ASSERT_EQ(r1.code, 0) << what << ": " << r1.err;
-        const auto r2 = run_slanim({"convert", t / "x.glb", "-o", t / "x.anim"});
+        const auto r2 = run_slanim({"convert", t / "x.glb", "-o", t / "x.anim", "--all-frames"});
         ASSERT_EQ(r2.code, 0) << what << ": " << r2.err;
         auto out = load_motion(t / "x.anim", *sk);
         ASSERT_TRUE(out) << what << ": " << out.error().message;
@@ -215,9 +219,29 @@ TEST(GltfImport, EverySharedAnimationRoundTrips) {
             const MotionJoint* j0 = joint_named(*loaded, j.name);
             expect_same_keys(j0 ? *j0 : j, j, *o, in->duration, what);
         }
+        // With the key reduction (the default): the same motion within the BVH importer's
+        // tolerances (rotation metric 0.01, 0.03 inch), sampled at every key time of either.
+        const auto r3 = run_slanim({"convert", t / "x.glb", "-o", t / "y.anim"});
+        ASSERT_EQ(r3.code, 0) << what << ": " << r3.err;
+        auto reduced = load_motion(t / "y.anim", *sk);
+        ASSERT_TRUE(reduced) << what;
+        EXPECT_EQ(reduced->duration, out->duration) << what;
+        EXPECT_EQ(reduced->joints.size(), out->joints.size()) << what;
+        const MotionGap g = motion_gap(*out, *reduced);
+        EXPECT_LT(g.rot, 0.01f) << what << ": " << g.rot_at;
+        EXPECT_LT(g.pos, 0.03f * 0.02540005f) << what << ": " << g.pos_at;
+        if (g.rot > worst_rot) worst_rot = g.rot, worst_rot_at = what + " " + g.rot_at;
+        if (g.pos > worst_pos) worst_pos = g.pos, worst_pos_at = what + " " + g.pos_at;
+        for (const MotionJoint& j : out->joints) keys_all += j.rot_keys.size() + j.pos_keys.size();
+        for (const MotionJoint& j : reduced->joints) keys_reduced += j.rot_keys.size() + j.pos_keys.size();
         ++n;
     }
     EXPECT_GE(n, 20);
+    EXPECT_LT(keys_reduced, keys_all);
+    std::printf("[ anim->glb->anim ] %d files: %zu keys with --all-frames, %zu reduced (%.1f%%); worst rotation metric "
+                "%.3g (%s), worst position %.3g m (%s)\n",
+                n, keys_all, keys_reduced, 100.0 * static_cast<double>(keys_reduced) / static_cast<double>(keys_all),
+                worst_rot, worst_rot_at.c_str(), worst_pos, worst_pos_at.c_str());
 }
 
 // Header options beat the exporter's extras; --animation picks by name and index.
@@ -226,7 +250,7 @@ TEST(GltfImport, OptionsOverrideTheExtras) {
     if (!fs::exists(walk)) GTEST_SKIP() << "no " << walk << " (real test data in ../shared)";
     TempDir t;
     ASSERT_EQ(run_slanim({"convert", walk.string(), "-o", t / "w.glb", "--no-mesh"}).code, 0);
-    const auto r = run_slanim({"convert", t / "w.glb", "-o", t / "w.anim", "--priority", "4", "--loop", "--ease-in",
+    const auto r = run_slanim({"convert", t / "w.glb", "-o", t / "w.anim", "--all-frames", "--priority", "4", "--loop", "--ease-in",
                                "0.5", "--ease-out", "0.6", "--hand-pose", "3", "--emote", "express_smile",
                                "--animation", "WALK"});
     ASSERT_EQ(r.code, 0) << r.err;
@@ -238,7 +262,7 @@ TEST(GltfImport, OptionsOverrideTheExtras) {
     EXPECT_FLOAT_EQ(m->ease_out, 0.6f);
     EXPECT_EQ(m->hand_pose, 3u);
     EXPECT_EQ(m->emote_name, "express_smile");
-    EXPECT_EQ(run_slanim({"convert", t / "w.glb", "-o", t / "w2.anim", "--animation", "0"}).code, 0);
+    EXPECT_EQ(run_slanim({"convert", t / "w.glb", "-o", t / "w2.anim", "--animation", "0", "--all-frames"}).code, 0);
     // info describes the file.
     const auto info = run_slanim({"info", t / "w.glb"});
     ASSERT_EQ(info.code, 0) << info.err;
@@ -266,7 +290,7 @@ TEST(GltfImport, StepSamplingRetargetingAndUnknownJoints) {
         const std::string name = m.nodes[static_cast<std::size_t>(node)].name;
         anim.samplers[static_cast<std::size_t>(anim.channels[0].sampler)].interpolation = "STEP";
         write_gltf(m, t / "step.gltf");
-        const auto r = run_slanim({"convert", t / "step.gltf", "-o", t / "step.anim"});
+        const auto r = run_slanim({"convert", t / "step.gltf", "-o", t / "step.anim", "--all-frames"});
         ASSERT_EQ(r.code, 0) << r.err;
         auto out = load_motion(t / "step.anim", *sk);
         ASSERT_TRUE(out);
@@ -321,7 +345,7 @@ TEST(GltfImport, StepSamplingRetargetingAndUnknownJoints) {
         sampler.output = static_cast<int>(m.accessors.size()) - 1;
         sampler.interpolation = "CUBICSPLINE";
         write_gltf(m, t / "spline.gltf");
-        const auto r = run_slanim({"convert", t / "spline.gltf", "-o", t / "spline.anim"});
+        const auto r = run_slanim({"convert", t / "spline.gltf", "-o", t / "spline.anim", "--all-frames"});
         ASSERT_EQ(r.code, 0) << r.err;
         auto out = load_motion(t / "spline.anim", *sk);
         ASSERT_TRUE(out);
@@ -375,7 +399,7 @@ TEST(GltfImport, StepSamplingRetargetingAndUnknownJoints) {
         }
         EXPECT_GT(converted, 10);
         write_gltf(m, t / "short.gltf");
-        const auto r = run_slanim({"convert", t / "short.gltf", "-o", t / "short.anim"});
+        const auto r = run_slanim({"convert", t / "short.gltf", "-o", t / "short.anim", "--all-frames"});
         ASSERT_EQ(r.code, 0) << r.err;
         auto out = load_motion(t / "short.anim", *sk);
         ASSERT_TRUE(out);
@@ -412,7 +436,7 @@ TEST(GltfImport, StepSamplingRetargetingAndUnknownJoints) {
         }
         ASSERT_TRUE(found) << "WALK animates mHead";
         write_gltf(m, t / "rest.gltf");
-        const auto r2 = run_slanim({"convert", t / "rest.gltf", "-o", t / "rest.anim"});
+        const auto r2 = run_slanim({"convert", t / "rest.gltf", "-o", t / "rest.anim", "--all-frames"});
         ASSERT_EQ(r2.code, 0) << r2.err;
         EXPECT_NE(r2.err.find("retargeted mHead"), std::string::npos) << r2.err;
         auto out = load_motion(t / "rest.anim", *sk);
@@ -500,7 +524,7 @@ TEST(GltfImport, StepSamplingRetargetingAndUnknownJoints) {
             }
         }
         write_gltf(m, t / "blender.gltf");
-        const auto r2 = run_slanim({"convert", t / "blender.gltf", "-o", t / "blender.anim"});
+        const auto r2 = run_slanim({"convert", t / "blender.gltf", "-o", t / "blender.anim", "--all-frames"});
         ASSERT_EQ(r2.code, 0) << r2.err;
         EXPECT_NE(r2.err.find("retargeted"), std::string::npos) << r2.err;
         auto out = load_motion(t / "blender.anim", *sk);
@@ -677,7 +701,7 @@ TEST(GltfImport, BadInputNamesTheFileAndThePath) {
     expect(t / "missing.glb", {}, 1, {"missing.glb"});
     expect(t / "w.gltf", {"--priority", "9"}, 2, {"--priority"});
     expect(t / "w.gltf", {"--no-mesh"}, 2, {"for a glTF output"});
-    expect(t / "w.gltf", {"--all-frames"}, 2, {"do not apply to a glTF input"});
+    expect(t / "w.gltf", {"--fps", "10"}, 2, {"do not apply to a glTF input"});
     expect(t / "w.gltf", {"--importer", "linden-legacy"}, 2, {"do not apply to a glTF input"});
     {
         const auto r = run_slanim({"info", "--format", "json", t / "w.gltf"});

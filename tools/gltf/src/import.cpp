@@ -386,6 +386,59 @@ Result<bool> check_hierarchy(const tinygltf::Model& m, const std::vector<int>& p
                              where, node, name, a, m.nodes[static_cast<std::size_t>(a)].name, sk.name(ja), expected)};
 }
 
+/// The deepest bone below each joint, in bones (mChildTreeMaxDepth over the SL skeleton's bones).
+std::vector<int> bone_tree_depths(const Skeleton& sk) {
+    std::vector<int> depth(static_cast<std::size_t>(sk.num_joints()), 0);
+    for (int j = 0; j < sk.num_joints(); ++j) {
+        if (sk.kind(j) != JointKind::Bone) continue;
+        int d = 1;
+        for (int p = sk.parent(j); p >= 0; p = sk.parent(p), ++d)
+            depth[static_cast<std::size_t>(p)] = std::max(depth[static_cast<std::size_t>(p)], d);
+    }
+    return depth;
+}
+
+/// The BVH importer's keyframe reduction (reduce_keys, LLBVHLoader::optimize) on every joint's
+/// rotation and position keys, at their own times, with today's rules and no reference frame;
+/// positions in metres are compared in BVH inches. Then every dropped key is checked against
+/// what playback interpolates from the kept ones, within half the thresholds (verify_fraction).
+/// Joints are never dropped (an .anim joint held still still overrides lower priorities).
+void reduce_motion_keys(Motion& motion, const Skeleton& sk) {
+    const std::vector<int> depth = bone_tree_depths(sk);
+    for (MotionJoint& mj : motion.joints) {
+        KeyReductionInput in;
+        in.child_tree_max_depth = depth[static_cast<std::size_t>(mj.joint)];
+        in.position_scale = 1.f / 0.02540005f;  // INCHES_TO_METERS
+        in.reference_frame = false;
+        in.current_rules = true;
+        in.verify_fraction = 0.5f;  // every dropped key replayed within half the threshold
+        std::vector<Quat> rot;
+        std::vector<Vec3> pos;
+        std::vector<float> times;
+        if (mj.rot_keys.size() > 2) {
+            for (const RotKey& k : mj.rot_keys) rot.push_back(k.value), times.push_back(k.time);
+            pos.assign(rot.size(), Vec3{});
+            in.rotations = rot, in.positions = pos, in.times = times;
+            const KeyReduction r = reduce_keys(in);
+            std::vector<RotKey> kept;
+            for (std::size_t i = 0; i < mj.rot_keys.size(); ++i)
+                if (r.keep_rot[i]) kept.push_back(mj.rot_keys[i]);
+            mj.rot_keys = std::move(kept);
+        }
+        if (mj.pos_keys.size() > 2) {
+            pos.clear(), times.clear();
+            for (const PosKey& k : mj.pos_keys) pos.push_back(k.value), times.push_back(k.time);
+            rot.assign(pos.size(), Quat::identity());
+            in.rotations = rot, in.positions = pos, in.times = times;
+            const KeyReduction r = reduce_keys(in);
+            std::vector<PosKey> kept;
+            for (std::size_t i = 0; i < mj.pos_keys.size(); ++i)
+                if (r.keep_pos[i]) kept.push_back(mj.pos_keys[i]);
+            mj.pos_keys = std::move(kept);
+        }
+    }
+}
+
 }  // namespace
 
 Result<ImportResult> import_model(const tinygltf::Model& m, const std::string& path, const Skeleton& sk,
@@ -517,6 +570,7 @@ Result<ImportResult> import_model(const tinygltf::Model& m, const std::string& p
     }
     if (motion.joints.empty())
         return Error{fmt::format("{}: animations[{}] \"{}\" animates no SL joint", path, *ai, anim.name)};
+    if (!o.import.keep_all_frames) reduce_motion_keys(motion, sk);
 
     // The header: defaults like the BVH importer, then the exporter's extras, then the options.
     motion.base_priority = 2;

@@ -100,6 +100,12 @@ struct KeyReductionInput {
     /// Today's rules: the last frame closes a skipped run, and the most deviating dropped frame
     /// of a run is restored when a key is kept. False: the legacy loader's rules.
     bool current_rules = true;
+    /// 0 (the viewer, the BVH importer): the greedy pass only, which tests each dropped frame
+    /// against one line and can drift over long runs (a 180° turn reduced to its ends plays the
+    /// other way round). f > 0: a second pass keeps, run by run, the worst dropped frame that
+    /// playback (ll_nlerp / lerp between the kept keys at its time) misses by f × the threshold
+    /// or more, until none does.
+    float verify_fraction = 0.f;
 };
 
 /// Which frames keep their rotation and position key.
