@@ -24,6 +24,7 @@
 #include "slanim/core/motion.hpp"
 #include "slanim/core/skeleton.hpp"
 #include "slanim/formats/anim_codec.hpp"
+#include "slanim/gltf/import.hpp"
 
 namespace fs = std::filesystem;
 using namespace slanim;
@@ -625,6 +626,77 @@ TEST(GltfImport, EverySharedBvhRoundTripsThroughGltf) {
                 "worst position %.3g m (%s); the .anim codec's own re-encoding drift: rotation metric %.3g (%s)\n",
                 n, refused, worst_rot, worst_rot_at.c_str(), worst_pos, worst_pos_at.c_str(), worst_codec,
                 worst_codec_at.c_str());
+}
+
+// The rig name table (gltf::rig_name_joint): an SL bone's name without its "m" (Avastar-style
+// control bones) maps to that bone — never mPelvis, never a collision volume or a name the
+// skeleton knows (Chest and Neck are attachment points), exact case — and a
+// WALK whose bones carry such names imports like the original; a rig name yields to a node that
+// carries the joint's own name.
+TEST(GltfImport, RigNameTableMapsControlBoneNames) {
+    auto sk = Skeleton::default_skeleton();
+    const auto name_of = [&](const char* n) {
+        const int j = gltf::rig_name_joint(*sk, n);
+        return j < 0 ? std::string("-") : sk->name(j);
+    };
+    EXPECT_EQ(name_of("ShoulderLeft"), "mShoulderLeft");
+    EXPECT_EQ(name_of("Torso"), "mTorso");
+    EXPECT_EQ(name_of("HandIndex1Left"), "mHandIndex1Left");
+    EXPECT_EQ(name_of("FaceJaw"), "mFaceJaw");
+    EXPECT_EQ(name_of("Tail1"), "mTail1");
+    EXPECT_EQ(name_of("HindLimb1Left"), "mHindLimb1Left");
+    EXPECT_EQ(name_of("Pelvis"), "-");         // Avastar's reversed Pelvis control under COG
+    EXPECT_EQ(name_of("COG"), "-");
+    EXPECT_EQ(name_of("shoulderLeft"), "-");   // exact case
+    EXPECT_EQ(name_of("mShoulderLeft"), "-");  // the SL name itself is the skeleton's
+    EXPECT_EQ(name_of("PELVIS"), "-");         // a collision volume, not a bone
+    EXPECT_EQ(name_of("Chest"), "-");          // SL's Chest attachment point keeps its name
+    EXPECT_EQ(name_of("Neck"), "-");
+    ASSERT_GE(sk->find("Chest"), 0);
+    EXPECT_EQ(sk->kind(sk->find("Chest")), JointKind::AttachmentPoint);
+    EXPECT_EQ(name_of(""), "-");
+
+    const fs::path walk = kShared / "anims" / "linden" / "WALK.anim";
+    if (!fs::exists(walk)) GTEST_SKIP() << "no " << walk << " (real test data in ../shared)";
+    TempDir t;
+    ASSERT_EQ(run_slanim({"convert", walk.string(), "-o", t / "w.gltf", "--no-mesh"}).code, 0);
+    ASSERT_EQ(run_slanim({"convert", t / "w.gltf", "-o", t / "w.anim", "--all-frames"}).code, 0);
+    tinygltf::Model m = read_gltf(t / "w.gltf");
+    for (const char* n : {"mTorso", "mHead", "mCollarLeft", "mShoulderLeft", "mElbowLeft", "mHipRight", "mKneeRight"})
+        m.nodes[static_cast<std::size_t>(node_named(m, n))].name = std::string(n).substr(1);
+    write_gltf(m, t / "rig.gltf");
+    const auto r = run_slanim({"convert", t / "rig.gltf", "-o", t / "rig.anim", "--all-frames"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto a = load_motion(t / "w.anim", *sk);
+    auto b = load_motion(t / "rig.anim", *sk);
+    ASSERT_TRUE(a && b);
+    ASSERT_EQ(a->joints.size(), b->joints.size());
+    for (const MotionJoint& j : a->joints) {
+        const MotionJoint* o = joint_named(*b, j.name);
+        ASSERT_NE(o, nullptr) << j.name;
+        EXPECT_EQ(j.rot_keys, o->rot_keys) << j.name;
+        EXPECT_EQ(j.pos_keys, o->pos_keys) << j.name;
+    }
+    const auto info = run_slanim({"info", t / "rig.gltf"});
+    EXPECT_NE(info.out.find("ShoulderLeft → mShoulderLeft"), std::string::npos) << info.out;
+    // A control bone beside the SL bone it drives: the SL bone wins, the control bone is ignored.
+    tinygltf::Model both = read_gltf(t / "w.gltf");
+    tinygltf::Node ctl;
+    ctl.name = "ShoulderLeft";
+    both.nodes.push_back(ctl);
+    const int ctl_index = static_cast<int>(both.nodes.size()) - 1;
+    both.nodes[static_cast<std::size_t>(node_named(both, "mCollarLeft"))].children.push_back(ctl_index);
+    tinygltf::AnimationChannel extra = both.animations[0].channels[0];
+    extra.target_node = ctl_index;
+    extra.target_path = "rotation";
+    both.animations[0].channels.push_back(extra);
+    write_gltf(both, t / "both.gltf");
+    const auto r2 = run_slanim({"convert", t / "both.gltf", "-o", t / "both.anim", "--all-frames"});
+    ASSERT_EQ(r2.code, 0) << r2.err;
+    EXPECT_NE(r2.err.find("\"ShoulderLeft\" (the rig name of mShoulderLeft) is ignored"), std::string::npos) << r2.err;
+    auto c = load_motion(t / "both.anim", *sk);
+    ASSERT_TRUE(c);
+    EXPECT_EQ(joint_named(*c, "mShoulderLeft")->rot_keys, joint_named(*a, "mShoulderLeft")->rot_keys);
 }
 
 // Bad input: the error names the file and the JSON path or accessor; exit 1; no output.

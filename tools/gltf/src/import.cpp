@@ -6,6 +6,7 @@
 #include <tiny_gltf.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -13,6 +14,8 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
+#include <string_view>
 
 #include "slanim/gltf/axes.hpp"
 
@@ -354,6 +357,12 @@ Result<int> pick_animation(const tinygltf::Model& m, const std::string& sel, con
     return Error{fmt::format("{}: --animation {}: no animation has that name or index (animations: {})", path, sel, names)};
 }
 
+/// The SL joint of a node name: the skeleton's names and aliases, then the rig name table.
+int resolve_joint(const Skeleton& sk, std::string_view name) {
+    const int j = sk.find(name);
+    return j >= 0 ? j : rig_name_joint(sk, name);
+}
+
 bool is_sl_ancestor(const Skeleton& sk, int ancestor, int j) {
     for (int p = sk.parent(j); p >= 0; p = sk.parent(p))
         if (p == ancestor) return true;
@@ -367,7 +376,8 @@ bool is_sl_ancestor(const Skeleton& sk, int ancestor, int j) {
 Result<bool> check_hierarchy(const tinygltf::Model& m, const std::vector<int>& parent, std::size_t node, int j,
                        const Skeleton& sk, const std::string& where) {
     int a = parent[node];
-    while (a >= 0 && sk.find(m.nodes[static_cast<std::size_t>(a)].name) < 0) a = parent[static_cast<std::size_t>(a)];
+    while (a >= 0 && resolve_joint(sk, m.nodes[static_cast<std::size_t>(a)].name) < 0)
+        a = parent[static_cast<std::size_t>(a)];
     const std::string& name = m.nodes[node].name;
     const int sl_parent = sk.parent(j);
     const std::string expected =
@@ -379,7 +389,7 @@ Result<bool> check_hierarchy(const tinygltf::Model& m, const std::vector<int>& p
                                  "the SL skeleton has {} (the armature's hierarchy does not match SL's)",
                                  where, node, name, expected)};
     }
-    const int ja = sk.find(m.nodes[static_cast<std::size_t>(a)].name);
+    const int ja = resolve_joint(sk, m.nodes[static_cast<std::size_t>(a)].name);
     if (is_sl_ancestor(sk, ja, j)) return true;
     return Error{fmt::format("{}.target.node: nodes[{}] \"{}\" hangs under nodes[{}] \"{}\" (SL {}), where the SL "
                              "skeleton has {} (the armature's hierarchy does not match SL's)",
@@ -474,6 +484,12 @@ Result<ImportResult> import_model(const tinygltf::Model& m, const std::string& p
     };
     std::map<int, int> node_of_joint;            // SL joint → the glTF node animating it
     std::map<std::pair<int, std::string>, std::size_t> channel_of_target;  // (node, path) → channel
+    // SL joints animated under their own name or an alias: a rig name of the same joint yields.
+    std::set<int> named_directly;
+    for (const tinygltf::AnimationChannel& ch : anim.channels)
+        if (ch.target_node >= 0 && static_cast<std::size_t>(ch.target_node) < m.nodes.size())
+            if (const int j = sk.find(m.nodes[static_cast<std::size_t>(ch.target_node)].name); j >= 0)
+                named_directly.insert(j);
     std::vector<std::string> unknown;
     std::vector<std::string> retargeted;
     float last_time = 0.f;
@@ -494,7 +510,13 @@ Result<ImportResult> import_model(const tinygltf::Model& m, const std::string& p
             return Error{fmt::format("{}.target: the {} of nodes[{}] \"{}\" is already animated by channels[{}] (a "
                                      "node and path may be the target of one channel per animation)",
                                      where, ch.target_path, node, name, it->second)};
-        const int j = sk.find(name);
+        int j = sk.find(name);
+        if (j < 0 && (j = rig_name_joint(sk, name)) >= 0 && named_directly.contains(j)) {
+            res.warnings.push_back(fmt::format("animations[{}].channels[{}]: node \"{}\" (the rig name of {}) is "
+                                               "ignored: the file animates {} itself", *ai, c, name, sk.name(j),
+                                               sk.name(j)));
+            continue;
+        }
         if (j < 0) {
             if (name == "mRoot") {
                 res.warnings.push_back(fmt::format("animations[{}].channels[{}]: the avatar root mRoot cannot be "
@@ -650,6 +672,16 @@ Result<ImportResult> import_model(const tinygltf::Model& m, const std::string& p
     return res;
 }
 
+int rig_name_joint(const Skeleton& sk, std::string_view name) {
+    if (name.empty() || name.size() > 64 || !std::isupper(static_cast<unsigned char>(name.front()))) return -1;
+    if (sk.find(name) >= 0) return -1;  // the skeleton's own name: Chest, Neck, Skull... are attachment points
+    std::string sl_name(1, 'm');
+    sl_name.append(name);
+    const int j = sk.find(sl_name);
+    if (j < 0 || sk.kind(j) != JointKind::Bone || j == sk.pelvis() || sk.name(j) != sl_name) return -1;
+    return j;
+}
+
 Result<ImportResult> import_file(const std::string& path, const Skeleton& sk, const ImportOptions& o) {
     auto model = load_model(path);
     if (!model) return model.error();
@@ -679,7 +711,7 @@ Result<std::string> describe_file(const std::string& path, const Skeleton& sk) {
     for (std::size_t i = 0; i < m.nodes.size(); ++i) {
         if (!is_joint[i]) continue;
         const std::string& n = m.nodes[i].name;
-        const int j = sk.find(n);
+        const int j = resolve_joint(sk, n);
         if (j >= 0) mapped.push_back(n == sk.name(j) ? n : n + " → " + sk.name(j));
         else if (n != "mRoot") unmapped.push_back(n.empty() ? fmt::format("nodes[{}]", i) : n);
     }
@@ -699,7 +731,7 @@ Result<std::string> describe_file(const std::string& path, const Skeleton& sk) {
             }
             if (ch.target_node >= 0 && static_cast<std::size_t>(ch.target_node) < m.nodes.size()) {
                 const std::string& n = m.nodes[static_cast<std::size_t>(ch.target_node)].name;
-                if (sk.find(n) < 0 && std::find(unmapped_targets.begin(), unmapped_targets.end(), n) == unmapped_targets.end())
+                if (resolve_joint(sk, n) < 0 && std::find(unmapped_targets.begin(), unmapped_targets.end(), n) == unmapped_targets.end())
                     unmapped_targets.push_back(n);
             }
         }
@@ -717,7 +749,7 @@ Result<std::string> describe_file(const std::string& path, const Skeleton& sk) {
     for (const auto& n : mapped)
         if (n.find(" → ") != std::string::npos) ml += (ml.empty() ? "" : ", ") + n;
     for (const auto& n : unmapped) ul += (ul.empty() ? "" : ", ") + n;
-    fmt::format_to(out, "  joints mapped to SL: {}{}\n", mapped.size(), ml.empty() ? "" : " (through aliases: " + ml + ")");
+    fmt::format_to(out, "  joints mapped to SL: {}{}\n", mapped.size(), ml.empty() ? "" : " (through aliases or rig names: " + ml + ")");
     fmt::format_to(out, "  joints not mapped ({}): {}\n", unmapped.size(), ul.empty() ? "none" : ul);
     return text;
 }

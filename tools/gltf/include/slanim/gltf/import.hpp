@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "slanim/core/motion.hpp"
@@ -43,6 +44,20 @@ struct ImportResult {
     Motion motion;                      ///< not yet quantized
     std::vector<std::string> warnings;  ///< skipped joints, ignored channels, retargeted joints
 };
+
+/// The rig name table, used for node names the skeleton does not know (after its canonical names
+/// and `aliases`): the control-bone names of Avastar-style rigs (Avastar's green bones, Bento
+/// rigs that copy them), which are an SL bone's name without its leading "m" — `Torso` →
+/// mTorso, `ShoulderLeft` → mShoulderLeft, `HandIndex1Left` → mHandIndex1Left, `FaceJaw` →
+/// mFaceJaw, `Tail1` → mTail1, `Wing1Left`, `HindLimb1Left`, `Groin`... — for every SL bone but
+/// mPelvis: Avastar's `Pelvis` control is reversed and hangs from `COG`, which carries the
+/// body's motion, so neither matches mPelvis one to one (export the deform bones, docs/
+/// creator-formats.md), and except names the skeleton itself resolves: `Chest`, `Neck`, `Skull`,
+/// `Spine`… are SL attachment points (an .anim animates them by those names), never mChest...
+/// A table name must match exactly (case too). In a file, a node named by
+/// the table yields to a node that carries the joint's own name or alias (its channels are
+/// ignored with a warning). Returns the joint, or −1. Thread-safe.
+int rig_name_joint(const Skeleton& skeleton, std::string_view name);
 
 /// Reads `path` (.glb, or .gltf with its buffers embedded or in files beside it) and converts
 /// the chosen animation. Errors name the file and the JSON path (animations[a].channels[c],
