@@ -15,7 +15,7 @@
 // Run:   slanim_fuzz_gltf -max_total_time=60 NEW_CORPUS_DIR SEED_DIR...
 // Seeds: `slanim_fuzz_gltf -write_seeds=DIR` writes small .glb and .gltf files made here
 // (LINEAR, STEP and CUBICSPLINE samplers, normalized SHORT rotations, the exporter's extras,
-// retargeted and matrix rests, an unknown joint, an mRoot channel, a data-URI .gltf and a few
+// retargeted and matrix rests, a control-rig bone name, an unknown joint, an mRoot channel, a data-URI .gltf and a few
 // rejected files) to DIR and exits.
 #include <algorithm>
 #include <cmath>
@@ -168,6 +168,10 @@ std::vector<fuzz::Seed> seed_bytes() {
                                  channel(0, 2, "rotation") + "," + channel(0, 4, "rotation") + "," +
                                  channel(1, 1, "translation") + "]}]";
         seeds.push_back({"linear.glb", b.glb(body)});
+        // The same with a control-rig name (the rig name table: Torso → mTorso).
+        std::string rig = body;
+        rig.replace(rig.find("\"mTorso\""), 8, "\"Torso\"");
+        seeds.push_back({"rig_name.glb", b.glb(rig)});
         seeds.push_back({"linear_data_uri.gltf", b.gltf(body)});
     }
     {  // STEP and CUBICSPLINE samplers; normalized SHORT rotations.
