@@ -7,7 +7,7 @@ Reads candidate file names (in CANDIDATE_DIR) from standard input. A candidate i
 holds a run of 64 or more bytes of any file in SHARED_DIR (the third-party files of ../shared must
 not enter the project, not even as a mutated copy). The others are copied into CORPUS_DIR,
 smallest first, while CORPUS_DIR stays within LIMIT_BYTES and the whole corpus (CORPUS_DIR's
-parent, one folder per target) within 8 * LIMIT_BYTES. Prints the number copied.
+parent, one folder per target) within 9 * LIMIT_BYTES. Prints the number copied.
 """
 import os
 import sys
@@ -41,7 +41,7 @@ def main() -> int:
         candidates.append((len(data), name, data))
     added = 0
     for size, name, data in sorted(candidates):
-        if total + size > limit or everything + size > 8 * limit:
+        if total + size > limit or everything + size > 9 * limit:
             break
         target = os.path.join(corpus_dir, name)
         if os.path.exists(target):

@@ -534,7 +534,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
         ->check(CLI::Range(0.001, 1000.0));
     convert->add_option("--bvj-form", formats.bvj_form, "To BVJ: keyframes (default, every key kept) or motion (sampled)")
         ->check(CLI::IsMember({"keyframes", "motion"}));
-    convert->add_flag("--all-frames", bvh_opt.keep_all_frames, "BVH: keep every frame (no key reduction)");
+    convert->add_flag("--all-frames", bvh_opt.keep_all_frames, "BVH, glTF: keep every frame/key (no key reduction)");
     GltfConvertOptions gltf_opt;
     std::string gltf_animation;
     convert->add_option("--character", gltf_opt.character,
@@ -623,9 +623,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
                         << output << " is not one\n";
                     return 2;
                 }
-                if (importer != "current" || bvh_opt.keep_all_frames || convert->count("--fps") > 0 ||
-                    convert->count("--bvj-form") > 0) {
-                    err << "slanim convert: --importer, --all-frames, --fps and --bvj-form do not apply to a glTF input\n";
+                if (importer != "current" || convert->count("--fps") > 0 || convert->count("--bvj-form") > 0) {
+                    err << "slanim convert: --importer, --fps and --bvj-form do not apply to a glTF input\n";
                     return 2;
                 }
                 GltfImportOptions gi;

@@ -22,6 +22,7 @@
 #include "slanim/core/motion.hpp"
 #include "slanim/core/result.hpp"
 #include "slanim/core/skeleton.hpp"
+#include "slanim/gltf/axes.hpp"
 
 namespace slanim {
 class Appearance;  // slanim/runtime/appearance.hpp
@@ -29,13 +30,9 @@ class Appearance;  // slanim/runtime/appearance.hpp
 
 namespace slanim::cli {
 
-/// SL (X forward, Y left, Z up) → glTF (+Z forward, +X left, +Y up): (y, z, x).
-constexpr Vec3 sl_to_gltf(Vec3 v) { return {v.y, v.z, v.x}; }
-/// glTF → SL: the inverse permutation.
-constexpr Vec3 gltf_to_sl(Vec3 v) { return {v.z, v.x, v.y}; }
-/// (qx, qy, qz, qw)_SL → (qy, qz, qx, qw)_glTF.
-constexpr Quat sl_to_gltf(Quat q) { return {q.y, q.z, q.x, q.w}; }
-constexpr Quat gltf_to_sl(Quat q) { return {q.z, q.x, q.y, q.w}; }
+// The axis change (slanim/gltf/axes.hpp).
+using gltf::gltf_to_sl;
+using gltf::sl_to_gltf;
 
 /// The glTF joints of a skeleton: joint 0 is "mRoot" (the avatar root, identity), then every
 /// skeleton joint except HUD attachment points (their parent is the screen, not the avatar), in

@@ -69,37 +69,118 @@ float dist_sq(Vec3 a, Vec3 b) {
     return dot(d, d);
 }
 
-/// `LLBVHLoader::optimize` for one joint: flags keys to drop, returns whether it moves.
-/// `reference_frame`: frame 0 is a reference that is never output (today's loader); the
-/// legacy loader starts the reduction at frame 0 and may keep it, and it does not restore the most
-/// deviating dropped frame when it keeps a key (Linden's key counts and poses show both).
+/// `LLBVHLoader::optimize` for one BVH joint (reduce_keys on its frames): flags the keys to drop,
+/// returns whether the joint moves.
 bool optimize_joint(AnimJoint& joint, bool reference_frame) {
-    auto& keys = joint.keys;
+    std::vector<Quat> rot(joint.keys.size());
+    std::vector<Vec3> pos(joint.keys.size());
+    for (std::size_t i = 0; i < joint.keys.size(); ++i) {
+        rot[i] = key_rot(joint, joint.keys[i]);
+        pos[i] = joint.keys[i].pos;
+    }
+    KeyReductionInput in;
+    in.rotations = rot;
+    in.positions = pos;
+    in.child_tree_max_depth = joint.child_tree_max_depth;
+    in.reference_frame = reference_frame;
+    in.current_rules = reference_frame;
+    const KeyReduction r = reduce_keys(in);
+    for (std::size_t i = 0; i < joint.keys.size(); ++i) {
+        joint.keys[i].ignore_rot = joint.keys[i].ignore_rot || !r.keep_rot[i];
+        joint.keys[i].ignore_pos = joint.keys[i].ignore_pos || !r.keep_pos[i];
+    }
+    return r.moves;
+}
+
+/// reduce_keys' optional second pass: the curve playback makes of the kept keys (ll_nlerp /
+/// lerp) is compared with the curve of all the frames at every dropped frame and at the quarter
+/// points of every frame interval; while some run between two kept keys misses by
+/// verify_fraction × the threshold or more, the dropped frame nearest its worst point is kept
+/// again.
+void verify_dropped(const KeyReductionInput& in, float rot_threshold, KeyReduction& out) {
+    const std::size_t n = in.rotations.size();
+    const auto at = [&](std::size_t i) { return in.times.empty() ? static_cast<float>(i) : in.times[i]; };
+    const float rot_limit = rot_threshold * in.verify_fraction;
+    const float pos_limit_sq = kPositionKeyframeThresholdSq * in.verify_fraction * in.verify_fraction;
+    for (int pass = 0; pass < 2; ++pass) {
+        std::vector<bool>& keep = pass == 0 ? out.keep_rot : out.keep_pos;
+        // How far the kept keys a, b miss the frames' curve at fraction f of frame interval i → i+1.
+        const auto miss = [&](std::size_t a, std::size_t b, std::size_t i, float f) {
+            const float t = at(i) + f * (at(i + 1) - at(i));
+            const float u = (t - at(a)) / (at(b) - at(a));
+            if (pass == 0) {
+                const Quat want = f == 0.f ? in.rotations[i] : ll_nlerp(f, in.rotations[i], in.rotations[i + 1]);
+                return rot_metric(ll_nlerp(u, in.rotations[a], in.rotations[b]), want) / rot_limit;
+            }
+            const Vec3 want = lerp(in.positions[i], in.positions[i + 1], f) * in.position_scale;
+            return std::sqrt(dist_sq(lerp(in.positions[a], in.positions[b], u) * in.position_scale, want) / pos_limit_sq);
+        };
+        for (bool changed = true; changed;) {
+            changed = false;
+            std::size_t a = 0;
+            while (a < n && !keep[a]) ++a;
+            while (a < n) {
+                std::size_t b = a + 1;
+                while (b < n && !keep[b]) ++b;
+                if (b >= n) break;
+                float worst = 1.f;  // in units of the limit
+                std::size_t worst_i = n;
+                for (std::size_t i = a; i < b && b > a + 1; ++i) {
+                    for (const float f : {0.f, 0.25f, 0.5f, 0.75f}) {
+                        if (f == 0.f && i == a) continue;  // a kept key
+                        const float d = miss(a, b, i, f);
+                        if (d < worst) continue;
+                        worst = d;
+                        // The dropped frame nearest that point (a and b are kept).
+                        worst_i = f <= 0.5f ? (i == a ? i + 1 : i) : (i + 1 == b ? i : i + 1);
+                    }
+                }
+                if (worst_i < n) keep[worst_i] = true, changed = true;
+                a = b;
+            }
+        }
+    }
+}
+
+}  // namespace
+
+KeyReduction reduce_keys(const KeyReductionInput& in) {
+    const std::size_t n = in.rotations.size();
+    KeyReduction out;
+    out.keep_rot.assign(n, true);
+    out.keep_pos.assign(n, true);
+    if (n == 0 || in.positions.size() != n || (!in.times.empty() && in.times.size() != n)) return out;
+    const auto pos_at = [&](std::size_t i) { return in.positions[i] * in.position_scale; };
     bool pos_changed = false, rot_changed = false;
-    const Vec3 first_pos = keys.front().pos;
-    const Quat first_rot = key_rot(joint, keys.front());
+    const Vec3 first_pos = pos_at(0);
+    const Quat first_rot = in.rotations[0];
     std::size_t ki = 0;
-    if (keys.size() == 1) {
+    if (n == 1) {
         rot_changed = true;  // a single frame is always output
-    } else if (reference_frame) {
-        keys[0].ignore_pos = keys[0].ignore_rot = true;  // the reference frame
+    } else if (in.reference_frame) {
+        out.keep_rot[0] = out.keep_pos[0] = false;  // the reference frame
         ki = 1;
     }
     std::size_t prev = ki, good_pos = ki, good_rot = ki, max_key = ki;
     int pos_considered = 2, rot_considered = 2;
+    // The prediction of `prev` from the last kept key and the current one: 1/n of the way back
+    // for uniform frames (the viewer's rule), the time ratio otherwise.
+    const auto back_fraction = [&](std::size_t good, int considered) {
+        if (in.times.empty()) return 1.f / static_cast<float>(considered);
+        return (in.times[ki] - in.times[prev]) / (in.times[ki] - in.times[good]);
+    };
     const float rot_threshold =
-        kRotationKeyframeThreshold /
-        std::max(static_cast<float>(joint.child_tree_max_depth) * 0.33f, 1.f);
+        kRotationKeyframeThreshold / std::max(static_cast<float>(in.child_tree_max_depth) * 0.33f, 1.f);
     double diff_max = 0.0;
-    for (; ki < keys.size(); ++ki) {
+    for (; ki < n; ++ki) {
         if (prev == good_pos) {
-            if (dist_sq(keys[prev].pos, first_pos) > kPositionMotionThresholdSq) pos_changed = true;
+            if (dist_sq(pos_at(prev), first_pos) > kPositionMotionThresholdSq) pos_changed = true;
         } else {
-            const Vec3 test = keys[prev].pos, last_good = keys[good_pos].pos, cur = keys[ki].pos;
-            const Vec3 interp = lerp(cur, last_good, 1.f / static_cast<float>(pos_considered));
+            const Vec3 test = pos_at(prev), last_good = pos_at(good_pos), cur = pos_at(ki);
+            const Vec3 interp = lerp(cur, last_good, back_fraction(good_pos, pos_considered));
             if (dist_sq(cur, first_pos) > kPositionMotionThresholdSq) pos_changed = true;
             if (dist_sq(interp, test) < kPositionKeyframeThresholdSq) {
-                keys[prev].ignore_pos = true;
+                out.keep_pos[prev] = false;
                 ++pos_considered;
             } else {
                 pos_considered = 2;
@@ -107,27 +188,25 @@ bool optimize_joint(AnimJoint& joint, bool reference_frame) {
             }
         }
         if (prev == good_rot) {
-            if (rot_metric(first_rot, key_rot(joint, keys[prev])) > kRotationMotionThreshold)
-                rot_changed = true;
+            if (rot_metric(first_rot, in.rotations[prev]) > kRotationMotionThreshold) rot_changed = true;
         } else {
-            const Quat test = key_rot(joint, keys[prev]);
-            const Quat last_good = key_rot(joint, keys[good_rot]);
-            const Quat cur = key_rot(joint, keys[ki]);
-            const Quat interp = ll_lerp(1.f / static_cast<float>(rot_considered), cur, last_good);
+            const Quat test = in.rotations[prev];
+            const Quat last_good = in.rotations[good_rot];
+            const Quat cur = in.rotations[ki];
+            const Quat interp = ll_lerp(back_fraction(good_rot, rot_considered), cur, last_good);
             if (rot_metric(first_rot, test) > kRotationMotionThreshold) rot_changed = true;
             const float rot_test = rot_metric(interp, test);
-            if (rot_test >= rot_threshold ||
-                (reference_frame && ki + 1 == keys.size() && rot_considered > 2)) {
+            if (rot_test >= rot_threshold || (in.current_rules && ki + 1 == n && rot_considered > 2)) {
                 rot_considered = 2;
                 good_rot = prev;
                 // Restore the most deviating frame seen since the last key (the viewer stores
                 // the iterator one past the tested frame).
-                if (diff_max > 0.0 && reference_frame) {
-                    keys[max_key].ignore_rot = false;
+                if (diff_max > 0.0 && in.current_rules) {
+                    out.keep_rot[max_key] = true;
                     diff_max = 0.0;
                 }
             } else {
-                keys[prev].ignore_rot = true;
+                out.keep_rot[prev] = false;
                 ++rot_considered;
                 if (rot_test > diff_max) {
                     diff_max = rot_test;
@@ -137,10 +216,10 @@ bool optimize_joint(AnimJoint& joint, bool reference_frame) {
         }
         prev = ki;
     }
-    return pos_changed || rot_changed;
+    out.moves = pos_changed || rot_changed;
+    if (in.verify_fraction > 0.f) verify_dropped(in, rot_threshold, out);
+    return out;
 }
-
-}  // namespace
 
 Result<BvhImportResult> import_bvh(const BvhMotion& bvh, const Skeleton& skeleton,
                                    const BvhImportOptions& o) {

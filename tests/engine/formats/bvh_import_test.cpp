@@ -405,3 +405,68 @@ TEST(BvhImportLinden, PairsMatchLindensAnims) {
 }
 
 }  // namespace
+
+// reduce_keys (the viewer's LLBVHLoader::optimize, shared with the glTF importer). Sparse keys of
+// a turn about Z — 0°, 70°, 140°, 210° at 0, 0.5, 1, 1.5 s, as an .anim holds them: the greedy
+// pass drops the middle keys (each lies exactly on the normalized lerp of its neighbours) and
+// playback in between then misses the turn by metric ~0.1; the verifying pass keeps them, and
+// playback stays within the threshold everywhere. A still joint keeps its ends (and, by the
+// viewer's last-frame rule, the frame before the last) and does not move; malformed input keeps
+// every key.
+TEST(ReduceKeys, TheVerifyingPassKeepsPlaybackWithinTheThreshold) {
+    std::vector<Quat> rot;
+    std::vector<Vec3> pos;
+    std::vector<float> times;
+    for (int i = 0; i < 4; ++i) {
+        times.push_back(0.5f * static_cast<float>(i));
+        rot.push_back(quat_from_axis_angle(70.f * static_cast<float>(i) * 3.14159265f / 180.f, {0.f, 0.f, 1.f}));
+        pos.push_back({0.f, 0.f, 0.f});
+    }
+    const auto metric = [](Quat a, Quat b) {
+        return length(rotate({1.f, 0.f, 0.f}, a) - rotate({1.f, 0.f, 0.f}, b)) +
+               length(rotate({0.f, 1.f, 0.f}, a) - rotate({0.f, 1.f, 0.f}, b));
+    };
+    // The worst miss, every millisecond, of the kept keys' playback against all the keys'.
+    const auto worst_miss = [&](const std::vector<bool>& keep) {
+        const auto play = [&](float s, bool all) {
+            std::size_t b = 1;
+            while (b + 1 < times.size() && (times[b] < s || !(all || keep[b]))) ++b;
+            std::size_t a = b - 1;
+            while (a > 0 && !(all || keep[a])) --a;
+            return ll_nlerp((s - times[a]) / (times[b] - times[a]), rot[a], rot[b]);
+        };
+        float worst = 0.f;
+        for (float s = 0.f; s <= times.back(); s += 0.001f) worst = std::max(worst, metric(play(s, false), play(s, true)));
+        return worst;
+    };
+    KeyReductionInput in;
+    in.rotations = rot;
+    in.positions = pos;
+    in.times = times;
+    in.reference_frame = false;
+    const KeyReduction greedy = reduce_keys(in);
+    in.verify_fraction = 0.5f;
+    const KeyReduction verified = reduce_keys(in);
+    const auto kept = [](const std::vector<bool>& k) { return std::count(k.begin(), k.end(), true); };
+    EXPECT_TRUE(greedy.moves && verified.moves);
+    EXPECT_TRUE(verified.keep_rot.front() && verified.keep_rot.back());
+    EXPECT_LT(kept(greedy.keep_rot), 4);
+    EXPECT_EQ(kept(verified.keep_rot), 4);
+    EXPECT_GT(worst_miss(greedy.keep_rot), 0.05f);
+    EXPECT_LT(worst_miss(verified.keep_rot), 1e-6f);
+
+    std::vector<Quat> still(10, Quat::identity());
+    std::vector<Vec3> still_pos(10, Vec3{0.f, 0.f, 1.f});
+    KeyReductionInput s;
+    s.rotations = still;
+    s.positions = still_pos;
+    s.reference_frame = false;
+    s.verify_fraction = 0.5f;
+    const KeyReduction r = reduce_keys(s);
+    EXPECT_FALSE(r.moves);
+    EXPECT_TRUE(r.keep_rot.front() && r.keep_rot.back());
+    EXPECT_LE(kept(r.keep_rot), 3);
+    EXPECT_LE(kept(r.keep_pos), 3);
+    s.positions = std::span<const Vec3>(still_pos).first(9);
+    EXPECT_EQ(kept(reduce_keys(s).keep_rot), 10);
+}

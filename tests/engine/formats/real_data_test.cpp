@@ -294,5 +294,45 @@ TEST(RealAnims, ValidateAllSummary) {
     RecordProperty("files", static_cast<int>(anim_files().size()));
 }
 
+// Re-encoding a decoded motion moves some codes by two U16 steps, and that is the viewer's own
+// quantization, not an encoder slip: LLKeyframeMotion::serialize takes packToVector3 of the
+// decoded key, rounds it through LLVector3::quantize16 (F32_to_U16 then U16_to_F32) and then
+// floors it with F32_to_U16 again. F32_to_U16 floors, and U16_to_F32 of a code, scaled back, can
+// land just below that code: each of the two floors may drop a step. A float32 emulation of those
+// viewer functions (outside the project) gives, for Kneel_2's mWristLeft rotation key 58,
+// (26265, 23617, 23514) → (26265, 23615, 23514) and 83 two-step moves in that file — the codes
+// slanim's encode_motion writes.
+TEST(AnimRealData, ReencodingMovesSomeCodesTwoStepsLikeTheViewer) {
+    const fs::path file = fs::path(SLANIM_SHARED_DIR) / "anims" / "opencollar" / "Kneel_2.anim";
+    if (!fs::exists(file)) GTEST_SKIP() << "no " << file << " (real test data in ../shared)";
+    auto bytes = read_file_bytes(file.string());
+    ASSERT_TRUE(bytes.ok());
+    const ParseResult pr = parse_anim(*bytes);
+    ASSERT_TRUE(pr.ok());
+    const auto sk = Skeleton::default_skeleton();
+    const RawMotion again = encode_motion(decode_motion(pr.motion, *sk));
+    ASSERT_EQ(again.joints.size(), pr.motion.joints.size());
+    int two_steps = 0, worse = 0;
+    for (std::size_t j = 0; j < again.joints.size(); ++j) {
+        const auto& a = pr.motion.joints[j].rot_keys;
+        const auto& b = again.joints[j].rot_keys;
+        ASSERT_EQ(a.size(), b.size());
+        for (std::size_t k = 0; k < a.size(); ++k) {
+            const int d = std::min({int{b[k].x} - a[k].x, int{b[k].y} - a[k].y, int{b[k].z} - a[k].z});
+            two_steps += d == -2;
+            worse += d < -2 || std::max({int{b[k].x} - a[k].x, int{b[k].y} - a[k].y, int{b[k].z} - a[k].z}) > 0;
+        }
+        if (pr.motion.joints[j].name == "mWristLeft") {
+            ASSERT_GT(b.size(), 58u);
+            EXPECT_EQ(a[58].y, 23617);
+            EXPECT_EQ(b[58].y, 23615);
+            EXPECT_EQ(b[58].x, a[58].x);
+            EXPECT_EQ(b[58].z, a[58].z);
+        }
+    }
+    EXPECT_EQ(two_steps, 83);
+    EXPECT_EQ(worse, 0);  // never up, never more than two steps down
+}
+
 }  // namespace
 }  // namespace slanim

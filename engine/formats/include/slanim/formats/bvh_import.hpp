@@ -6,10 +6,12 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "slanim/formats/bvh.hpp"
+#include "slanim/core/math.hpp"
 #include "slanim/core/motion.hpp"
 #include "slanim/core/result.hpp"
 
@@ -77,6 +79,48 @@ struct BvhImportResult {
     Motion motion;                      ///< as the viewer would upload it (quantized)
     std::vector<std::string> warnings;  ///< dropped joints, clamped values
 };
+
+/// One joint's frames for the viewer's keyframe reduction (`LLBVHLoader::optimize`, spec §8.3).
+struct KeyReductionInput {
+    std::span<const Quat> rotations;  ///< one per frame, in the frame the metric is taken in
+    std::span<const Vec3> positions;  ///< one per frame (same count)
+    /// Empty: uniform frames, as in a BVH (a dropped frame is predicted 1/n of the way back from
+    /// the current frame to the last kept one, n − 1 frames skipped). Otherwise one increasing
+    /// time per frame, seconds, and the prediction uses the time ratio instead (keys at any times,
+    /// e.g. a glTF LINEAR sampler); on uniform frames both agree.
+    std::span<const float> times;
+    /// The joint's deepest descendant distance (mChildTreeMaxDepth): the rotation threshold is
+    /// 0.01 / max(0.33 · depth, 1), tighter near the root.
+    int child_tree_max_depth = 0;
+    /// Positions are multiplied by this before the thresholds, which are in BVH units (inches:
+    /// 0.03 to keep a key, 0.001 for "moves"); 1 / 0.02540005 for positions in metres.
+    float position_scale = 1.f;
+    /// Frame 0 is a reference that is never output (today's loader).
+    bool reference_frame = true;
+    /// Today's rules: the last frame closes a skipped run, and the most deviating dropped frame
+    /// of a run is restored when a key is kept. False: the legacy loader's rules.
+    bool current_rules = true;
+    /// 0 (the viewer, the BVH importer): the greedy pass only, which tests each dropped frame
+    /// against one line and can drift over long runs (a 180° turn reduced to its ends plays the
+    /// other way round). f > 0: a second pass keeps, run by run, the worst dropped frame that
+    /// playback (ll_nlerp / lerp between the kept keys at its time) misses by f × the threshold
+    /// or more, until none does.
+    float verify_fraction = 0.f;
+};
+
+/// Which frames keep their rotation and position key.
+struct KeyReduction {
+    std::vector<bool> keep_rot, keep_pos;  ///< per frame; the last frame is always kept
+    /// Some frame moved from frame 0 by more than the motion thresholds (metric 0.001, 0.001
+    /// unit): the viewer drops the joint when not.
+    bool moves = false;
+};
+
+/// The viewer's greedy keyframe reduction for one joint (spec §8.3), shared by the BVH importer
+/// and the glTF importer (slanim::gltf). Rotation metric |X·a − X·b| + |Y·a − Y·b| (rotated unit
+/// axes), prediction by ll_lerp toward the last kept key. Malformed input (sizes differing)
+/// keeps every key. Pure function, thread-safe.
+KeyReduction reduce_keys(const KeyReductionInput& input);
 
 /// Converts a parsed BVH. Errors: the root is not `hip` or another alias of mPelvis
 /// (`E_ST_BAD_ROOT`), an unknown joint (see skip_unknown_joints), a rotation channel missing
