@@ -398,6 +398,8 @@ class AttachmentOverridesTest(unittest.TestCase):
             self.assertFalse(a.active_position_override("mHead").found)
             self.assertFalse(a.pelvis_fixup().found)
             self.assertEqual(a.body_size(), (p2f_before, height_before))
+            a.add_attachment_overrides(MESH_MID, [])  # no joints: the mesh still counts as applied
+            self.assertEqual(a.attachment_override_meshes(), [MESH_MID])
 
 
 class ProceduralTest(unittest.TestCase):

@@ -733,9 +733,10 @@ class Avatar:
         as one list. The active override of a joint is the largest mesh UUID. Raises
         SlanimError: ALREADY_EXISTS (the mesh is applied: remove it first), OUT_OF_RANGE (null
         UUID, joint index, non-finite value), NOT_FOUND (unknown joint name)."""
-        if len(overrides) == 1 and isinstance(overrides[0], (list, tuple)) and overrides[0] and \
-                isinstance(overrides[0][0], (JointOverride, tuple, list)):
-            overrides = tuple(overrides[0])
+        if len(overrides) == 1 and isinstance(overrides[0], (list, tuple)) and \
+                not isinstance(overrides[0], JointOverride) and \
+                (not overrides[0] or isinstance(overrides[0][0], (JointOverride, tuple, list))):
+            overrides = tuple(overrides[0])  # one list (or tuple) of overrides
         arr = (_JointOverride * max(len(overrides), 1))()
         for k, o in enumerate(overrides):
             o = o if isinstance(o, JointOverride) else JointOverride(*o)
