@@ -1,4 +1,4 @@
-# cmake -DBUILD_DIR=… -DSOURCE_DIR=… -DWORK_DIR=… -DGENERATOR=… -DCXX=… -DCC=… -P check_package.cmake
+# cmake -DBUILD_DIR=… -DSOURCE_DIR=… -DSHARED_DIR=… -DWORK_DIR=… -DGENERATOR=… -DCXX=… -DCC=… -P check_package.cmake
 # See tests/package/CMakeLists.txt.
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -68,4 +68,17 @@ run(${CC} -std=c99 -Wall -Wextra -Werror -pedantic ${SOURCE_DIR}/c_consumer/main
     ${c_args} -Wl,-rpath,${c_libdir})
 run(${WORK_DIR}/c_pc)
 message(STATUS "${run_out}")
+# The example host (tools/examples/c_host.c) built the same way, with `pkg-config slanim` alone,
+# plays DANCE1 on 100 avatars with the procedural motions and a joint attachment override.
+run(${CC} -std=c99 -Wall -Wextra -Werror -pedantic ${SOURCE_DIR}/../../tools/examples/c_host.c
+    -o ${WORK_DIR}/c_host_pc ${c_args} -Wl,-rpath,${c_libdir})
+if(EXISTS "${SHARED_DIR}/anims/linden/DANCE1.anim")
+  run(${WORK_DIR}/c_host_pc ${SHARED_DIR}/anims/linden/DANCE1.anim)
+  message(STATUS "${run_out}")
+  if(NOT run_out MATCHES "mHead position override active" OR NOT run_out MATCHES "t = 1.000 s")
+    message(FATAL_ERROR "c_host (pkg-config build): unexpected output\n${run_out}")
+  endif()
+else()
+  message(STATUS "c_host (pkg-config build): not run, ${SHARED_DIR}/anims/linden/DANCE1.anim is absent")
+endif()
 run(${PKG_CONFIG} --exists --print-errors slanim-all slanim-capi)

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A minimal C host of libslanim.so (docs/embedding.md): loads DANCE1 from bytes into a world's
- * motion cache under its asset UUID, plays it on 100 avatars for one second at 30 Hz, and prints
- * the right hand's position every 10 frames. Each avatar's joint matrices are fetched every frame
- * as a renderer would (GPU skinning palette).
+ * motion cache under its asset UUID, plays it on 100 avatars for one second at 30 Hz with the
+ * viewer's procedural motions (breathe, body noise, head and eye look-at) on every avatar and a
+ * rigged mesh's joint override (the head 3 cm higher) on every other one, and prints the right
+ * hand's position every 10 frames. Each avatar's joint matrices are fetched every frame as a
+ * renderer would (GPU skinning palette).
  *
  *     slanim_c_host [DANCE1.anim]      (default ../shared/anims/linden/DANCE1.anim)
  *
@@ -31,6 +33,9 @@
 static const uint8_t kDance1[16] = {0xb6, 0x8a, 0x3d, 0x7c, 0xde, 0x9e, 0xfc, 0x87,
                                     0xee, 0xc8, 0x54, 0x3d, 0x78, 0x7e, 0x5b, 0x0d};
 
+/* A rigged mesh attachment's UUID (any non-null UUID: overrides are keyed by it). */
+static const uint8_t kMesh[16] = {0x6d, 0x65, 0x73, 0x68, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0, 0, 1};
+
 static uint8_t* read_file(const char* path, size_t* size) {
     FILE* f = fopen(path, "rb");
     uint8_t* data = NULL;
@@ -57,7 +62,11 @@ int main(int argc, char** argv) {
     slanim_world* world = NULL;
     slanim_skeleton* skeleton = NULL;
     slanim_avatar avatars[NUM_AVATARS];
-    int32_t joints = 0, hand = -1;
+    int32_t joints = 0, hand = -1, head = -1;
+    float look_at[3] = {1.5f, 0.5f, 0.7f}; /* a point ahead, to the left, at head height (m) */
+    float height = 0.f, pelvis_to_foot = 0.f;
+    slanim_joint_override head_up;
+    slanim_active_override active;
     float* palette = NULL;
     float transforms[7 * 214];
 
@@ -71,12 +80,29 @@ int main(int argc, char** argv) {
     TRY(slanim_skeleton_default(&skeleton));
     TRY(slanim_skeleton_joint_count(skeleton, &joints));
     TRY(slanim_skeleton_find_joint(skeleton, "mWristRight", &hand));
+    TRY(slanim_skeleton_find_joint(skeleton, "mHead", &head));
     /* The motion cache: bytes in, validated and decoded once, shared by every avatar. */
     TRY(slanim_world_load_motion(world, kDance1, bytes, size));
     for (i = 0; i < NUM_AVATARS; ++i) {
         TRY(slanim_avatar_create(world, skeleton, &avatars[i]));
         TRY(slanim_avatar_start_motion(world, avatars[i], kDance1, 0.01f * (float)i)); /* out of step */
+        TRY(slanim_avatar_set_procedural_motions(world, avatars[i], SLANIM_PROCEDURAL_ALL));
+        TRY(slanim_avatar_set_look_at(world, avatars[i], look_at, SLANIM_LOOK_AT_AVATAR_ROOT));
     }
+    /* A rigged mesh worn by every other avatar puts mHead 3 cm above its default position
+     * (0, 0, 0.076) in mNeck's frame (avatar_skeleton.xml's pos): the translation of the mesh's
+     * alt_inverse_bind_matrix, metres. lock_scale_if_joint_position = 1 locks its scale too. */
+    head_up.joint = head;
+    head_up.has_position = 1;
+    head_up.position[0] = 0.f, head_up.position[1] = 0.f, head_up.position[2] = 0.076f + 0.03f;
+    head_up.has_scale = 0;
+    head_up.scale[0] = head_up.scale[1] = head_up.scale[2] = 1.f;
+    for (i = 0; i < NUM_AVATARS; i += 2)
+        TRY(slanim_avatar_add_attachment_overrides(world, avatars[i], kMesh, &head_up, 1, 1, 0.f));
+    TRY(slanim_avatar_active_position_override(world, avatars[0], head, &active));
+    TRY(slanim_avatar_body_size(world, avatars[0], &pelvis_to_foot, &height));
+    printf("avatar 0: mHead position override %s (z %.4f m), body height %.4f m\n",
+           active.found ? "active" : "none", (double)active.value[2], (double)height);
     slanim_skeleton_release(skeleton); /* the avatars hold their own references */
     skeleton = NULL;
 

@@ -10,6 +10,7 @@
 #include <array>
 #include <atomic>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -19,6 +20,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -33,8 +35,12 @@
 #include "slanim/formats/bvh_import.hpp"
 #include "slanim/formats/skeleton_xml.hpp"
 #include "slanim/ik/solvers.hpp"
+#include "slanim/formats/llsd.hpp"
 #include "slanim/puppetry/datagram.hpp"
 #include "slanim/runtime/appearance.hpp"
+#include "slanim/runtime/attachment_overrides.hpp"
+#include "slanim/runtime/custom_motion.hpp"
+#include "slanim/runtime/procedural.hpp"
 #include "slanim/runtime/puppetry.hpp"
 #include "slanim/runtime/world.hpp"
 
@@ -209,6 +215,9 @@ struct slanim_world {
     std::vector<AvatarSlot> slots;
     std::vector<std::uint32_t> free_slots;
     std::shared_ptr<PuppetryRuntime> puppetry;
+    /// Custom motions by id (slanim_world_register_custom_motion): the skeleton they were
+    /// registered for and the type. Ids are shared with `cache` (no id is in both).
+    std::map<MotionId, std::pair<std::shared_ptr<const Skeleton>, std::shared_ptr<const CustomMotionType>>> custom;
 
     explicit slanim_world(const WorldOptions& o) : world(o) {}
 
@@ -292,6 +301,10 @@ const SkinnedMesh& mesh_of(slanim_world& w, const AvatarSlot& s, int32_t mesh) {
     return meshes[static_cast<std::size_t>(mesh)];
 }
 
+/// Starts the custom motion `id` on the avatar when `id` is a registered custom motion (true),
+/// else returns false (defined with the custom-motion functions at the end of this file).
+bool start_custom_motion(slanim_world& w, AvatarSlot& s, slanim_avatar avatar, const MotionId& id, float start_offset);
+
 }  // namespace
 
 extern "C" {
@@ -318,6 +331,7 @@ const char* slanim_status_name(int status) {
         case SLANIM_ERROR_UNSUPPORTED: return "SLANIM_ERROR_UNSUPPORTED";
         case SLANIM_ERROR_OUT_OF_MEMORY: return "SLANIM_ERROR_OUT_OF_MEMORY";
         case SLANIM_ERROR_INTERNAL: return "SLANIM_ERROR_INTERNAL";
+        case SLANIM_ERROR_ALREADY_EXISTS: return "SLANIM_ERROR_ALREADY_EXISTS";
     }
     return "unknown status";
 }
@@ -705,6 +719,9 @@ slanim_status slanim_world_load_motion(slanim_world* world, const uint8_t* motio
         slanim_world& w = get(world);
         const MotionId id = motion_id(motion_id_bytes);
         const auto in = byte_span(bytes, size, "bytes");
+        if (w.custom.count(id))
+            fail(SLANIM_ERROR_ALREADY_EXISTS, fmt::format("motion id {} is a registered custom motion "
+                                                          "(slanim_world_unregister_custom_motion first)", uuid_text(id.data())));
         CachedMotion m;
         m.name = uuid_text(id.data());
         m.raw = parse_or_fail(in, *Skeleton::default_skeleton(), m.name);
@@ -790,6 +807,7 @@ slanim_status slanim_avatar_start_motion(slanim_world* world, slanim_avatar avat
         const MotionId id = motion_id(motion_id_bytes);
         if (!(start_offset >= 0.f) || !std::isfinite(start_offset))
             fail(SLANIM_ERROR_OUT_OF_RANGE, fmt::format("start_offset {} must be finite and >= 0", start_offset));
+        if (start_custom_motion(w, s, avatar, id, start_offset)) return;
         MotionController& ctrl = w.world.controller(s.entity);
         std::shared_ptr<const MotionClip> clip;
         // One id is one motion: while the avatar's instance is active it is the one restarted,
@@ -815,7 +833,7 @@ namespace {
 /// the avatar never started it). NOT_FOUND when neither the avatar nor the cache knows it.
 const MotionClip* clip_named(slanim_world& w, AvatarSlot& s, const MotionId& id) {
     if (auto it = s.started.find(id); it != s.started.end()) return it->second.get();
-    if (!w.cache.count(id)) fail(SLANIM_ERROR_NOT_FOUND, fmt::format("motion {} is not loaded", uuid_text(id.data())));
+    if (!w.cache.count(id) && !w.custom.count(id)) fail(SLANIM_ERROR_NOT_FOUND, fmt::format("motion {} is not loaded", uuid_text(id.data())));
     return nullptr;
 }
 }  // namespace
@@ -1108,6 +1126,466 @@ slanim_status slanim_avatar_puppetry_stats(const slanim_world* world, slanim_ava
         stats->samples_queued = st.samples_queued;
         stats->samples_unknown = st.samples_unknown;
         stats->active = p->active() ? 1 : 0;
+    });
+}
+
+}  // extern "C"
+
+// =============================================================================================
+// Joint attachment overrides, procedural motions and custom motions (issue 12: the C part of
+// the World's attachment_overrides.hpp, procedural.hpp and custom_motion.hpp APIs).
+// =============================================================================================
+
+namespace {
+
+Uuid mesh_uuid(const std::uint8_t* id) {
+    need(id, "mesh_id");
+    Uuid u;
+    std::memcpy(u.bytes.data(), id, u.bytes.size());
+    return u;
+}
+
+/// OverrideStatus → slanim_status with a message (Ok returns).
+void check_override(OverrideStatus st, const Uuid& mesh) {
+    switch (st) {
+        case OverrideStatus::Ok: return;
+        case OverrideStatus::InvalidEntity: fail(SLANIM_ERROR_INVALID_HANDLE, "the avatar is not valid");
+        case OverrideStatus::NullMesh:
+            fail(SLANIM_ERROR_OUT_OF_RANGE, "mesh_id is the null UUID, which names no mesh (the viewer ignores it)");
+        case OverrideStatus::InvalidJoint:
+            fail(SLANIM_ERROR_OUT_OF_RANGE, "a joint index is outside [0, joint count); nothing changed");
+        case OverrideStatus::NonFinite:
+            fail(SLANIM_ERROR_OUT_OF_RANGE, "a position, scale or the pelvis offset is NaN or infinite; nothing changed");
+        case OverrideStatus::AlreadyActive:
+            fail(SLANIM_ERROR_ALREADY_EXISTS,
+                 fmt::format("the overrides of mesh {} are already applied (the viewer skips such a mesh: remove "
+                             "them first to change them); nothing changed",
+                             mesh.str()));
+        case OverrideStatus::NotFound:
+            fail(SLANIM_ERROR_NOT_FOUND, fmt::format("no overrides of mesh {} are applied; nothing changed", mesh.str()));
+        case OverrideStatus::TooManyMeshes:
+            fail(SLANIM_ERROR_OUT_OF_RANGE, "the avatar already has 65535 meshes applied; nothing changed");
+    }
+    fail(SLANIM_ERROR_INTERNAL, fmt::format("unexpected override status {}", override_status_name(st)));
+}
+
+void add_overrides(slanim_world& w, const AvatarSlot& s, const Uuid& mesh, std::span<const JointOverride> joints,
+                   bool lock_scale, float pelvis_offset) {
+    const int n = s.skeleton->skeleton->num_joints();
+    for (std::size_t k = 0; k < joints.size(); ++k) {  // precise messages before the World's own checks
+        const JointOverride& o = joints[k];
+        if (o.joint < 0 || o.joint >= n)
+            fail(SLANIM_ERROR_OUT_OF_RANGE, fmt::format("overrides[{}].joint {} is not in [0, {}); nothing changed", k, o.joint, n));
+        if ((o.has_position && !is_finite(o.position)) || (o.has_scale && !is_finite(o.scale)))
+            fail(SLANIM_ERROR_OUT_OF_RANGE, fmt::format("overrides[{}] has a non-finite position or scale; nothing changed", k));
+    }
+    if (!std::isfinite(pelvis_offset)) fail(SLANIM_ERROR_OUT_OF_RANGE, "pelvis_offset is not finite; nothing changed");
+    AttachmentOverrides ao;
+    ao.joints = joints;
+    ao.lock_scale_if_joint_position = lock_scale;
+    ao.pelvis_offset = pelvis_offset;
+    check_override(w.world.add_attachment_overrides(s.entity, mesh, ao), mesh);
+}
+
+void write_active(const ActiveOverride& a, slanim_active_override* out) {
+    *out = slanim_active_override{};
+    if (!a.found) return;
+    out->found = 1;
+    out->count = a.count;
+    out->value[0] = a.value.x, out->value[1] = a.value.y, out->value[2] = a.value.z;
+    std::memcpy(out->mesh_id, a.mesh.bytes.data(), 16);
+}
+
+}  // namespace
+
+extern "C" {
+
+slanim_status slanim_avatar_add_attachment_overrides(slanim_world* world, slanim_avatar avatar, const uint8_t* mesh_id,
+                                                     const slanim_joint_override* overrides, size_t count,
+                                                     int lock_scale_if_joint_position, float pelvis_offset) {
+    return guard(__func__, [&] {
+        slanim_world& w = get(world);
+        AvatarSlot& s = w.slot(avatar);
+        const Uuid mesh = mesh_uuid(mesh_id);
+        if (count > 0) need(overrides, "overrides");
+        std::vector<JointOverride> joints(count);
+        for (std::size_t k = 0; k < count; ++k) {
+            const slanim_joint_override& o = overrides[k];
+            joints[k].joint = o.joint;
+            joints[k].has_position = o.has_position != 0;
+            joints[k].position = {o.position[0], o.position[1], o.position[2]};
+            joints[k].has_scale = o.has_scale != 0;
+            joints[k].scale = {o.scale[0], o.scale[1], o.scale[2]};
+        }
+        add_overrides(w, s, mesh, joints, lock_scale_if_joint_position != 0, pelvis_offset);
+    });
+}
+
+slanim_status slanim_avatar_add_attachment_overrides_from_skin(slanim_world* world, slanim_avatar avatar,
+                                                               const uint8_t* mesh_id, const char* skin, size_t size,
+                                                               int32_t format, int32_t* joints,
+                                                               int32_t* unknown_joints) {
+    return guard(__func__, [&] {
+        slanim_world& w = get(world);
+        AvatarSlot& s = w.slot(avatar);
+        const Uuid mesh = mesh_uuid(mesh_id);
+        if (size > 0) need(skin, "skin");
+        if (format != SLANIM_LLSD_XML && format != SLANIM_LLSD_NOTATION)
+            fail(SLANIM_ERROR_OUT_OF_RANGE, fmt::format("format {} is not SLANIM_LLSD_XML or SLANIM_LLSD_NOTATION", format));
+        const std::string_view text(skin ? skin : "", size);
+        auto llsd = format == SLANIM_LLSD_XML ? parse_llsd_xml(text) : parse_llsd_notation(text);
+        if (!llsd) fail(SLANIM_ERROR_INVALID_DATA, "skin: " + llsd.error().describe());
+        bool lock = false;
+        float pelvis = 0.f;
+        auto o = joint_overrides_from_skin_llsd(*s.skeleton->skeleton, *llsd, lock, pelvis);
+        if (!o) fail(SLANIM_ERROR_INVALID_DATA, "skin: " + o.error().describe());
+        add_overrides(w, s, mesh, o->joints, lock, pelvis);
+        if (joints) *joints = static_cast<int32_t>(o->joints.size());
+        if (unknown_joints) *unknown_joints = static_cast<int32_t>(o->unknown_joints.size());
+    });
+}
+
+slanim_status slanim_avatar_remove_attachment_overrides(slanim_world* world, slanim_avatar avatar,
+                                                        const uint8_t* mesh_id) {
+    return guard(__func__, [&] {
+        slanim_world& w = get(world);
+        AvatarSlot& s = w.slot(avatar);
+        const Uuid mesh = mesh_uuid(mesh_id);
+        check_override(w.world.remove_attachment_overrides(s.entity, mesh), mesh);
+    });
+}
+
+slanim_status slanim_avatar_clear_attachment_overrides(slanim_world* world, slanim_avatar avatar) {
+    return guard(__func__, [&] {
+        slanim_world& w = get(world);
+        check_override(w.world.clear_attachment_overrides(w.slot(avatar).entity), Uuid{});
+    });
+}
+
+slanim_status slanim_avatar_reset_skeleton(slanim_world* world, slanim_avatar avatar) {
+    return guard(__func__, [&] {
+        slanim_world& w = get(world);
+        check_override(w.world.reset_skeleton(w.slot(avatar).entity), Uuid{});
+    });
+}
+
+slanim_status slanim_avatar_active_position_override(const slanim_world* world, slanim_avatar avatar, int32_t joint,
+                                                     slanim_active_override* out) {
+    return guard(__func__, [&] {
+        slanim_world& w = get(world);
+        AvatarSlot& s = w.slot(avatar);
+        check_joint(*s.skeleton->skeleton, joint);
+        need(out, "out");
+        write_active(w.world.active_position_override(s.entity, joint), out);
+    });
+}
+
+slanim_status slanim_avatar_active_scale_override(const slanim_world* world, slanim_avatar avatar, int32_t joint,
+                                                  slanim_active_override* out) {
+    return guard(__func__, [&] {
+        slanim_world& w = get(world);
+        AvatarSlot& s = w.slot(avatar);
+        check_joint(*s.skeleton->skeleton, joint);
+        need(out, "out");
+        write_active(w.world.active_scale_override(s.entity, joint), out);
+    });
+}
+
+slanim_status slanim_avatar_pelvis_fixup(const slanim_world* world, slanim_avatar avatar, slanim_active_override* out) {
+    return guard(__func__, [&] {
+        slanim_world& w = get(world);
+        AvatarSlot& s = w.slot(avatar);
+        need(out, "out");
+        write_active(w.world.pelvis_fixup(s.entity), out);
+    });
+}
+
+slanim_status slanim_avatar_attachment_override_meshes(const slanim_world* world, slanim_avatar avatar,
+                                                       uint8_t* mesh_ids, size_t capacity, size_t* needed) {
+    return guard(__func__, [&] {
+        slanim_world& w = get(world);
+        AvatarSlot& s = w.slot(avatar);
+        const std::size_t n = w.world.attachment_override_mesh_count(s.entity);
+        check_capacity(mesh_ids, capacity, 16 * n, needed, "mesh_ids");
+        for (std::size_t k = 0; k < n; ++k)
+            std::memcpy(mesh_ids + 16 * k, w.world.attachment_override_mesh(s.entity, k).bytes.data(), 16);
+    });
+}
+
+slanim_status slanim_avatar_body_size(const slanim_world* world, slanim_avatar avatar, float* pelvis_to_foot,
+                                      float* height) {
+    return guard(__func__, [&] {
+        slanim_world& w = get(world);
+        const BodySize b = w.world.body_size(w.slot(avatar).entity);
+        if (pelvis_to_foot) *pelvis_to_foot = b.pelvis_to_foot;
+        if (height) *height = b.height;
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Procedural motions
+// ---------------------------------------------------------------------------------------------
+
+slanim_status slanim_avatar_set_procedural_motions(slanim_world* world, slanim_avatar avatar, uint32_t flags) {
+    return guard(__func__, [&] {
+        slanim_world& w = get(world);
+        AvatarSlot& s = w.slot(avatar);
+        if (flags & ~SLANIM_PROCEDURAL_ALL)
+            fail(SLANIM_ERROR_OUT_OF_RANGE, fmt::format("flags {:#x} has bits outside SLANIM_PROCEDURAL_ALL (0xf)", flags));
+        ProceduralSet set;
+        set.breathe = (flags & SLANIM_PROCEDURAL_BREATHE) != 0;
+        set.body_noise = (flags & SLANIM_PROCEDURAL_BODY_NOISE) != 0;
+        set.head_rot = (flags & SLANIM_PROCEDURAL_HEAD_ROT) != 0;
+        set.eye = (flags & SLANIM_PROCEDURAL_EYE) != 0;
+        if (!w.world.set_procedural_motions(s.entity, set)) {
+            // Which requested motion lacks joints (ProceduralMotionTypes::create's rules).
+            const Skeleton& sk = *s.skeleton->skeleton;
+            std::string missing;
+            const auto check = [&](bool wanted, const char* motion, std::initializer_list<const char*> names) {
+                if (!wanted) return;
+                for (const char* n : names)
+                    if (sk.find(n) < 0) missing += fmt::format("{}{} needs {}", missing.empty() ? "" : "; ", motion, n);
+            };
+            check(set.breathe, "breathe", {"mChest"});
+            check(set.body_noise, "body noise", {"mTorso"});
+            check(set.head_rot, "head rot", {"mPelvis", "mTorso", "mNeck", "mHead"});
+            check(set.eye, "eye", {"mHead", "mEyeLeft", "mEyeRight"});
+            fail(SLANIM_ERROR_UNSUPPORTED,
+                 fmt::format("the avatar's skeleton lacks joints of a requested procedural motion ({}); the others "
+                             "were applied",
+                             missing.empty() ? "unknown" : missing));
+        }
+    });
+}
+
+slanim_status slanim_avatar_set_look_at(slanim_world* world, slanim_avatar avatar, const float* target, int32_t frame) {
+    return guard(__func__, [&] {
+        slanim_world& w = get(world);
+        AvatarSlot& s = w.slot(avatar);
+        need(target, "target");
+        if (frame != SLANIM_LOOK_AT_AVATAR_ROOT && frame != SLANIM_LOOK_AT_HEAD_OFFSET)
+            fail(SLANIM_ERROR_OUT_OF_RANGE,
+                 fmt::format("frame {} is not SLANIM_LOOK_AT_AVATAR_ROOT or SLANIM_LOOK_AT_HEAD_OFFSET", frame));
+        const Vec3 t{target[0], target[1], target[2]};
+        if (!is_finite(t)) fail(SLANIM_ERROR_OUT_OF_RANGE, "target is not finite");
+        if (!w.world.set_look_at(s.entity, t,
+                                 frame == SLANIM_LOOK_AT_HEAD_OFFSET ? LookAtFrame::HeadOffset : LookAtFrame::AvatarRoot))
+            fail(SLANIM_ERROR_INTERNAL, "World::set_look_at refused a checked target");
+    });
+}
+
+slanim_status slanim_avatar_clear_look_at(slanim_world* world, slanim_avatar avatar) {
+    return guard(__func__, [&] {
+        slanim_world& w = get(world);
+        if (!w.world.clear_look_at(w.slot(avatar).entity)) fail(SLANIM_ERROR_INTERNAL, "World::clear_look_at failed");
+    });
+}
+
+}  // extern "C"
+
+// ---------------------------------------------------------------------------------------------
+// Custom motions
+// ---------------------------------------------------------------------------------------------
+
+// The joint states and poses go to C as float arrays: Quat is 4 floats x, y, z, w and Vec3 is 3
+// floats x, y, z, with no padding, so that a span<Quat> is a float[4 × n].
+static_assert(std::is_standard_layout_v<Quat> && std::is_trivially_copyable_v<Quat> && sizeof(Quat) == 4 * sizeof(float) &&
+                  offsetof(Quat, x) == 0 && offsetof(Quat, y) == 4 && offsetof(Quat, z) == 8 && offsetof(Quat, w) == 12,
+              "Quat must be 4 packed floats x, y, z, w for the C API");
+static_assert(std::is_standard_layout_v<Vec3> && std::is_trivially_copyable_v<Vec3> && sizeof(Vec3) == 3 * sizeof(float) &&
+                  offsetof(Vec3, x) == 0 && offsetof(Vec3, y) == 4 && offsetof(Vec3, z) == 8,
+              "Vec3 must be 3 packed floats x, y, z for the C API");
+static_assert(alignof(Quat) == alignof(float) && alignof(Vec3) == alignof(float));
+
+namespace {
+
+/// The callbacks of one registered custom motion (copied from the description).
+struct CCallbacks {
+    slanim_custom_create_fn create = nullptr;
+    slanim_custom_destroy_fn destroy = nullptr;
+    slanim_custom_update_fn update = nullptr;
+    void* user = nullptr;
+};
+
+/// The avatar whose slanim_avatar_start_motion is running on this thread (the factory runs
+/// inside it): new instances remember it for slanim_custom_frame.avatar.
+thread_local slanim_avatar t_starting_avatar = SLANIM_NULL_AVATAR;
+
+/// A CustomMotion that calls C: one per playing instance.
+class CAdapterMotion final : public CustomMotion {
+public:
+    CAdapterMotion(std::shared_ptr<const CCallbacks> cb, void* instance, slanim_avatar avatar)
+        : cb_(std::move(cb)), instance_(instance), avatar_(avatar) {}
+    ~CAdapterMotion() override {
+        if (cb_->destroy) cb_->destroy(cb_->user, instance_);
+    }
+    CAdapterMotion(const CAdapterMotion&) = delete;
+    CAdapterMotion& operator=(const CAdapterMotion&) = delete;
+
+    bool update(const CustomMotionContext& ctx, CustomMotionStates& states) override {
+        slanim_custom_frame f{};
+        f.time = ctx.time;
+        f.dt = ctx.dt;
+        f.weight = ctx.weight;
+        if (ctx.data.look_at) {
+            f.has_look_at = 1;
+            f.look_at[0] = ctx.data.look_at->x, f.look_at[1] = ctx.data.look_at->y, f.look_at[2] = ctx.data.look_at->z;
+        }
+        const std::size_t n = ctx.skeleton ? static_cast<std::size_t>(ctx.skeleton->num_joints()) : 0;
+        f.skeleton_joint_count = static_cast<int32_t>(n);
+        const auto floats = [n](auto span) -> const float* {
+            return span.size() >= n && n > 0 ? reinterpret_cast<const float*>(span.data()) : nullptr;
+        };
+        f.local_rotations = floats(ctx.local_rotations);
+        f.local_positions = floats(ctx.local_positions);
+        f.model_rotations = floats(ctx.model_rotations);
+        f.model_positions = floats(ctx.model_positions);
+        f.joint_count = static_cast<int32_t>(states.rotations.size());
+        f.avatar = avatar_;
+        return cb_->update(cb_->user, instance_, &f, reinterpret_cast<float*>(states.rotations.data()),
+                           reinterpret_cast<float*>(states.positions.data()),
+                           states.scales.empty() ? nullptr : reinterpret_cast<float*>(states.scales.data())) != 0;
+    }
+
+private:
+    std::shared_ptr<const CCallbacks> cb_;
+    void* instance_;
+    slanim_avatar avatar_;
+};
+
+/// True when skeleton `b` has the joints of `a` (the same object, or the same names in order).
+bool same_joints(const Skeleton& a, const Skeleton& b) {
+    if (&a == &b) return true;
+    if (a.num_joints() != b.num_joints()) return false;
+    for (int j = 0; j < a.num_joints(); ++j)
+        if (a.name(j) != b.name(j)) return false;
+    return true;
+}
+
+bool start_custom_motion(slanim_world& w, AvatarSlot& s, slanim_avatar avatar, const MotionId& id, float start_offset) {
+    const auto it = w.custom.find(id);
+    if (it == w.custom.end()) return false;
+    const auto& [skeleton, type] = it->second;
+    if (!same_joints(*skeleton, *s.skeleton->skeleton))
+        fail(SLANIM_ERROR_UNSUPPORTED,
+             fmt::format("custom motion {} was registered for a skeleton whose joints differ from the avatar's",
+                         uuid_text(id.data())));
+    t_starting_avatar = avatar;
+    const bool ok = w.world.controller(s.entity).start_custom(type, start_offset);
+    t_starting_avatar = SLANIM_NULL_AVATAR;
+    if (!ok) fail(SLANIM_ERROR_INTERNAL, fmt::format("the controller refused custom motion {}", uuid_text(id.data())));
+    s.started.insert_or_assign(id, type->shape_ptr());
+    return true;
+}
+
+}  // namespace
+
+extern "C" {
+
+slanim_status slanim_custom_motion_desc_init(slanim_custom_motion_desc* desc) {
+    return guard(__func__, [&] {
+        need(desc, "desc");
+        *desc = slanim_custom_motion_desc{};
+        desc->joints = nullptr;
+        desc->joint_count = 0;
+        desc->priority = 1;
+        desc->blend_type = SLANIM_BLEND_NORMAL;
+        desc->ease_in = desc->ease_out = 0.f;
+        desc->loop = 1;
+        desc->duration = 0.f;
+        desc->min_pixel_area = 40.f;
+        desc->can_deprecate = 1;
+        desc->create = nullptr;
+        desc->destroy = nullptr;
+        desc->update = nullptr;
+        desc->user = nullptr;
+    });
+}
+
+slanim_status slanim_world_register_custom_motion(slanim_world* world, const uint8_t* motion_id_bytes,
+                                                  const slanim_skeleton* skeleton, const slanim_custom_motion_desc* desc) {
+    return guard(__func__, [&] {
+        slanim_world& w = get(world);
+        const MotionId id = motion_id(motion_id_bytes);
+        const SkeletonData& sd = get(skeleton);
+        need(desc, "desc");
+        if (!desc->update) fail(SLANIM_ERROR_NULL_ARGUMENT, "desc->update is null");
+        if (desc->joint_count == 0) fail(SLANIM_ERROR_OUT_OF_RANGE, "desc->joint_count is 0: a motion drives at least one joint");
+        need(desc->joints, "desc->joints");
+        if (w.custom.count(id))
+            fail(SLANIM_ERROR_ALREADY_EXISTS, fmt::format("motion id {} is already a registered custom motion", uuid_text(id.data())));
+        if (w.cache.count(id))
+            fail(SLANIM_ERROR_ALREADY_EXISTS, fmt::format("motion id {} is a motion in the cache "
+                                                          "(slanim_world_unload_motion first)", uuid_text(id.data())));
+        const Skeleton& sk = *sd.skeleton;
+        const auto range = [](bool ok, std::string what) {
+            if (!ok) fail(SLANIM_ERROR_OUT_OF_RANGE, std::move(what));
+        };
+        range(desc->priority >= 0 && desc->priority <= 6, fmt::format("desc->priority {} is not in [0, 6]", desc->priority));
+        range(desc->blend_type == SLANIM_BLEND_NORMAL || desc->blend_type == SLANIM_BLEND_ADDITIVE,
+              fmt::format("desc->blend_type {} is not SLANIM_BLEND_NORMAL or SLANIM_BLEND_ADDITIVE", desc->blend_type));
+        range(desc->loop == 0 || desc->loop == 1, "desc->loop must be 0 or 1");
+        range(desc->can_deprecate == 0 || desc->can_deprecate == 1, "desc->can_deprecate must be 0 or 1");
+        for (auto [v, name] : {std::pair{desc->ease_in, "ease_in"}, std::pair{desc->ease_out, "ease_out"},
+                               std::pair{desc->duration, "duration"}, std::pair{desc->min_pixel_area, "min_pixel_area"}})
+            range(std::isfinite(v) && v >= 0.f, fmt::format("desc->{} {} must be finite and >= 0", name, v));
+        CustomMotionSpec spec;
+        spec.joints.resize(desc->joint_count);
+        std::vector<std::uint8_t> seen(static_cast<std::size_t>(sk.num_joints()), 0);
+        for (std::size_t k = 0; k < desc->joint_count; ++k) {
+            const slanim_custom_joint& j = desc->joints[k];
+            range(j.joint >= 0 && j.joint < sk.num_joints(),
+                  fmt::format("desc->joints[{}].joint {} is not in [0, {})", k, j.joint, sk.num_joints()));
+            range(!seen[static_cast<std::size_t>(j.joint)],
+                  fmt::format("desc->joints[{}].joint {} ({}) appears twice", k, j.joint, sk.name(j.joint)));
+            seen[static_cast<std::size_t>(j.joint)] = 1;
+            range(j.usage != 0 && (j.usage & ~(SLANIM_USAGE_POSITION | SLANIM_USAGE_ROTATION | SLANIM_USAGE_SCALE)) == 0,
+                  fmt::format("desc->joints[{}].usage {:#x} must be a non-empty set of SLANIM_USAGE_* bits", k, j.usage));
+            range(j.priority >= -1 && j.priority <= 6,
+                  fmt::format("desc->joints[{}].priority {} is not -1 or in [0, 6]", k, j.priority));
+            spec.joints[k] = {j.joint, static_cast<std::uint8_t>(j.usage), j.priority};
+        }
+        spec.priority = desc->priority;
+        spec.blend_type = desc->blend_type == SLANIM_BLEND_ADDITIVE ? BlendType::Additive : BlendType::Normal;
+        spec.ease_in = desc->ease_in;
+        spec.ease_out = desc->ease_out;
+        spec.loop = desc->loop != 0;
+        spec.duration = desc->duration;
+        spec.min_pixel_area = desc->min_pixel_area;
+        spec.can_deprecate = desc->can_deprecate != 0;
+        auto cb = std::make_shared<CCallbacks>();
+        cb->create = desc->create;
+        cb->destroy = desc->destroy;
+        cb->update = desc->update;
+        cb->user = desc->user;
+        std::shared_ptr<const CCallbacks> ccb = cb;
+        auto type = CustomMotionType::create(
+            std::move(spec), sk,
+            [ccb](std::uint64_t seed) -> std::unique_ptr<CustomMotion> {
+                void* instance = ccb->create ? ccb->create(ccb->user, seed) : nullptr;
+                return std::make_unique<CAdapterMotion>(ccb, instance, t_starting_avatar);
+            },
+            uuid_text(id.data()));
+        if (!type) fail(SLANIM_ERROR_OUT_OF_RANGE, type.error().describe());
+        w.custom.emplace(id, std::make_pair(sd.skeleton, std::move(*type)));
+    });
+}
+
+slanim_status slanim_world_unregister_custom_motion(slanim_world* world, const uint8_t* motion_id_bytes) {
+    return guard(__func__, [&] {
+        slanim_world& w = get(world);
+        const MotionId id = motion_id(motion_id_bytes);
+        if (w.custom.erase(id) == 0)
+            fail(SLANIM_ERROR_NOT_FOUND, fmt::format("motion id {} is not a registered custom motion", uuid_text(id.data())));
+    });
+}
+
+slanim_status slanim_world_has_custom_motion(const slanim_world* world, const uint8_t* motion_id_bytes, int* registered) {
+    return guard(__func__, [&] {
+        slanim_world& w = get(world);
+        const MotionId id = motion_id(motion_id_bytes);
+        need(registered, "registered");
+        *registered = w.custom.count(id) ? 1 : 0;
     });
 }
 

@@ -422,6 +422,262 @@ static void test_ik(void) {
     }
 }
 
+/* A custom motion for the driver: turns its joints about Z by 0.5 rad; counts its calls. */
+typedef struct custom_counts {
+    int created, destroyed, updates;
+    int bad_frames; /* frames whose contents broke the documented rules */
+} custom_counts;
+
+static void* custom_create(void* user, uint64_t seed) {
+    custom_counts* c = (custom_counts*)user;
+    (void)seed;
+    ++c->created;
+    return c;
+}
+static void custom_destroy(void* user, void* instance) {
+    custom_counts* c = (custom_counts*)user;
+    if (instance != user) ++c->bad_frames;
+    ++c->destroyed;
+}
+static int custom_update(void* user, void* instance, const slanim_custom_frame* f, float* rot, float* pos,
+                         float* scale) {
+    custom_counts* c = (custom_counts*)user;
+    int k;
+    (void)pos;
+    ++c->updates;
+    if (instance != user || f->joint_count != 1 || scale != NULL || f->skeleton_joint_count != 214 ||
+        !(f->time >= 0.f) || f->local_rotations == NULL || f->model_positions == NULL)
+        ++c->bad_frames;
+    for (k = 0; k < f->joint_count; ++k) {
+        rot[4 * k] = 0.f, rot[4 * k + 1] = 0.f, rot[4 * k + 2] = sinf(0.25f), rot[4 * k + 3] = cosf(0.25f);
+    }
+    return 1;
+}
+
+static void test_overrides_procedural_custom(void) {
+    slanim_world* w = NULL;
+    slanim_world* other = NULL;
+    slanim_skeleton* s = NULL;
+    slanim_avatar a, stale, foreign;
+    static const uint8_t kNullId[16] = {0};
+    static const uint8_t kMeshA[16] = {0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    static const uint8_t kCustomId[16] = {0xc0, 0x57, 0x0a, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    slanim_joint_override o[2];
+    slanim_active_override act;
+    slanim_custom_motion_desc d;
+    slanim_custom_joint cj;
+    custom_counts counts = {0, 0, 0, 0};
+    uint8_t ids[32];
+    size_t needed = 0;
+    int32_t head = -1, chest = -1, joints = -1, unknown = -1;
+    float p2f = 0.f, height = 0.f, target[3] = {1.f, 0.5f, 0.6f}, pose[7 * 214];
+    int flag = -1, f;
+    const char* skin = "{'joint_names':['mChest','mNoSuchJoint'],"
+                       "'alt_inverse_bind_matrix':[[r1,r0,r0,r0,r0,r1,r0,r0,r0,r0,r1,r0,r0.01,r0,r0.3,r1],"
+                       "[r1,r0,r0,r0,r0,r1,r0,r0,r0,r0,r1,r0,r0,r0,r0,r1]],"
+                       "'pelvis_offset':r0.05,'lock_scale_if_joint_position':true}";
+
+    EXPECT_OK(slanim_world_create(1, &w));
+    EXPECT_OK(slanim_world_create(1, &other));
+    EXPECT_OK(slanim_skeleton_default(&s));
+    EXPECT_OK(slanim_skeleton_find_joint(s, "mHead", &head));
+    EXPECT_OK(slanim_skeleton_find_joint(s, "mChest", &chest));
+    EXPECT_OK(slanim_avatar_create(w, s, &stale));
+    EXPECT_OK(slanim_avatar_destroy(w, stale));
+    EXPECT_OK(slanim_avatar_create(w, s, &a));
+    EXPECT_OK(slanim_avatar_create(other, s, &foreign));
+
+    /* Overrides: bad input. */
+    memset(o, 0, sizeof o);
+    o[0].joint = head;
+    o[0].has_position = 1;
+    o[0].position[0] = 0.02f, o[0].position[2] = 0.1f;
+    o[1].joint = chest;
+    o[1].has_scale = 1;
+    o[1].scale[0] = o[1].scale[1] = o[1].scale[2] = 1.5f;
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_add_attachment_overrides(NULL, a, kMeshA, o, 2, 0, 0.f));
+    EXPECT_STATUS(SLANIM_ERROR_INVALID_HANDLE, slanim_avatar_add_attachment_overrides(w, stale, kMeshA, o, 2, 0, 0.f));
+    EXPECT_STATUS(SLANIM_ERROR_INVALID_HANDLE, slanim_avatar_add_attachment_overrides(w, foreign, kMeshA, o, 2, 0, 0.f));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_add_attachment_overrides(w, a, NULL, o, 2, 0, 0.f));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_add_attachment_overrides(w, a, kMeshA, NULL, 2, 0, 0.f));
+    EXPECT_STATUS(SLANIM_ERROR_OUT_OF_RANGE, slanim_avatar_add_attachment_overrides(w, a, kNullId, o, 2, 0, 0.f));
+    EXPECT_STATUS(SLANIM_ERROR_OUT_OF_RANGE, slanim_avatar_add_attachment_overrides(w, a, kMeshA, o, 2, 0, NAN));
+    o[0].joint = 214;
+    EXPECT_STATUS(SLANIM_ERROR_OUT_OF_RANGE, slanim_avatar_add_attachment_overrides(w, a, kMeshA, o, 2, 0, 0.f));
+    CHECK(strstr(slanim_last_error(), "overrides[0]") != NULL);
+    o[0].joint = head;
+    o[0].position[1] = INFINITY;
+    EXPECT_STATUS(SLANIM_ERROR_OUT_OF_RANGE, slanim_avatar_add_attachment_overrides(w, a, kMeshA, o, 2, 0, 0.f));
+    o[0].position[1] = 0.f;
+    EXPECT_OK(slanim_avatar_attachment_override_meshes(w, a, NULL, 0, &needed));
+    CHECK(needed == 0); /* the failed calls changed nothing */
+    /* Overrides: a real add. */
+    EXPECT_OK(slanim_avatar_add_attachment_overrides(w, a, kMeshA, o, 2, 0, 0.02f));
+    EXPECT_STATUS(SLANIM_ERROR_ALREADY_EXISTS, slanim_avatar_add_attachment_overrides(w, a, kMeshA, o, 2, 0, 0.f));
+    EXPECT_STATUS(SLANIM_ERROR_BUFFER_TOO_SMALL, slanim_avatar_attachment_override_meshes(w, a, ids, 15, &needed));
+    CHECK(needed == 16);
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_attachment_override_meshes(w, a, ids, 32, NULL));
+    EXPECT_STATUS(SLANIM_ERROR_INVALID_HANDLE, slanim_avatar_attachment_override_meshes(w, stale, ids, 32, &needed));
+    EXPECT_OK(slanim_avatar_attachment_override_meshes(w, a, ids, 32, &needed));
+    CHECK(memcmp(ids, kMeshA, 16) == 0);
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_active_position_override(w, a, head, NULL));
+    EXPECT_STATUS(SLANIM_ERROR_OUT_OF_RANGE, slanim_avatar_active_position_override(w, a, -1, &act));
+    EXPECT_STATUS(SLANIM_ERROR_OUT_OF_RANGE, slanim_avatar_active_scale_override(w, a, 214, &act));
+    EXPECT_STATUS(SLANIM_ERROR_INVALID_HANDLE, slanim_avatar_active_scale_override(w, stale, head, &act));
+    EXPECT_OK(slanim_avatar_active_position_override(w, a, head, &act));
+    CHECK(act.found == 1 && act.count == 1 && act.value[0] == 0.02f && act.value[2] == 0.1f &&
+          memcmp(act.mesh_id, kMeshA, 16) == 0);
+    EXPECT_OK(slanim_avatar_active_scale_override(w, a, chest, &act));
+    CHECK(act.found == 1 && act.value[1] == 1.5f);
+    EXPECT_OK(slanim_avatar_active_scale_override(w, a, head, &act));
+    CHECK(act.found == 0 && act.count == 0);
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_pelvis_fixup(w, a, NULL));
+    EXPECT_STATUS(SLANIM_ERROR_INVALID_HANDLE, slanim_avatar_pelvis_fixup(w, stale, &act));
+    EXPECT_OK(slanim_avatar_pelvis_fixup(w, a, &act));
+    CHECK(act.found == 1 && act.value[2] == 0.02f);
+    EXPECT_OK(slanim_avatar_joint_transforms(w, a, pose, 7 * 214, &needed));
+    EXPECT_STATUS(SLANIM_ERROR_INVALID_HANDLE, slanim_avatar_body_size(w, stale, &p2f, &height));
+    EXPECT_OK(slanim_avatar_body_size(w, a, &p2f, &height));
+    CHECK(p2f > 0.5f && p2f < 1.5f && height > 1.f && height < 2.5f);
+    EXPECT_OK(slanim_avatar_body_size(w, a, NULL, NULL));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_remove_attachment_overrides(w, a, NULL));
+    EXPECT_STATUS(SLANIM_ERROR_OUT_OF_RANGE, slanim_avatar_remove_attachment_overrides(w, a, kNullId));
+    EXPECT_STATUS(SLANIM_ERROR_NOT_FOUND, slanim_avatar_remove_attachment_overrides(w, a, kOtherId));
+    EXPECT_STATUS(SLANIM_ERROR_INVALID_HANDLE, slanim_avatar_remove_attachment_overrides(w, stale, kMeshA));
+    EXPECT_OK(slanim_avatar_remove_attachment_overrides(w, a, kMeshA));
+    EXPECT_OK(slanim_avatar_active_position_override(w, a, head, &act));
+    CHECK(act.found == 0);
+    EXPECT_STATUS(SLANIM_ERROR_INVALID_HANDLE, slanim_avatar_clear_attachment_overrides(w, stale));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_clear_attachment_overrides(NULL, a));
+    EXPECT_OK(slanim_avatar_clear_attachment_overrides(w, a));
+    EXPECT_STATUS(SLANIM_ERROR_INVALID_HANDLE, slanim_avatar_reset_skeleton(w, stale));
+    EXPECT_OK(slanim_avatar_reset_skeleton(w, a));
+
+    /* Overrides from skin info (LLSD notation and XML). */
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT,
+                  slanim_avatar_add_attachment_overrides_from_skin(w, a, kMeshA, NULL, 5, SLANIM_LLSD_NOTATION, NULL, NULL));
+    EXPECT_STATUS(SLANIM_ERROR_OUT_OF_RANGE,
+                  slanim_avatar_add_attachment_overrides_from_skin(w, a, kMeshA, skin, strlen(skin), 7, NULL, NULL));
+    EXPECT_STATUS(SLANIM_ERROR_INVALID_DATA, slanim_avatar_add_attachment_overrides_from_skin(
+                                                 w, a, kMeshA, "{'joint_names':", 15, SLANIM_LLSD_NOTATION, NULL, NULL));
+    EXPECT_STATUS(SLANIM_ERROR_INVALID_DATA, slanim_avatar_add_attachment_overrides_from_skin(
+                                                 w, a, kMeshA, skin, strlen(skin), SLANIM_LLSD_XML, NULL, NULL));
+    EXPECT_STATUS(SLANIM_ERROR_INVALID_DATA, slanim_avatar_add_attachment_overrides_from_skin(
+                                                 w, a, kMeshA, "{'joint_names':[i3]}", 20, SLANIM_LLSD_NOTATION, NULL, NULL));
+    EXPECT_STATUS(SLANIM_ERROR_INVALID_HANDLE, slanim_avatar_add_attachment_overrides_from_skin(
+                                                   w, stale, kMeshA, skin, strlen(skin), SLANIM_LLSD_NOTATION, NULL, NULL));
+    EXPECT_OK(slanim_avatar_add_attachment_overrides_from_skin(w, a, kMeshA, skin, strlen(skin), SLANIM_LLSD_NOTATION,
+                                                               &joints, &unknown));
+    CHECK(joints == 1 && unknown == 1);
+    EXPECT_OK(slanim_avatar_active_position_override(w, a, chest, &act));
+    CHECK(act.found == 1 && act.value[0] == 0.01f && act.value[2] == 0.3f);
+    EXPECT_OK(slanim_avatar_active_scale_override(w, a, chest, &act)); /* locked at the default */
+    CHECK(act.found == 1 && act.value[0] == 1.f);
+    EXPECT_OK(slanim_avatar_pelvis_fixup(w, a, &act));
+    CHECK(act.found == 1 && act.value[2] == 0.05f);
+    EXPECT_OK(slanim_avatar_clear_attachment_overrides(w, a));
+
+    /* Procedural motions and look-at. */
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_set_procedural_motions(NULL, a, SLANIM_PROCEDURAL_ALL));
+    EXPECT_STATUS(SLANIM_ERROR_INVALID_HANDLE, slanim_avatar_set_procedural_motions(w, stale, SLANIM_PROCEDURAL_ALL));
+    EXPECT_STATUS(SLANIM_ERROR_OUT_OF_RANGE, slanim_avatar_set_procedural_motions(w, a, 0x10u));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_avatar_set_look_at(w, a, NULL, SLANIM_LOOK_AT_AVATAR_ROOT));
+    EXPECT_STATUS(SLANIM_ERROR_OUT_OF_RANGE, slanim_avatar_set_look_at(w, a, target, 2));
+    target[1] = NAN;
+    EXPECT_STATUS(SLANIM_ERROR_OUT_OF_RANGE, slanim_avatar_set_look_at(w, a, target, SLANIM_LOOK_AT_AVATAR_ROOT));
+    target[1] = 0.5f;
+    EXPECT_STATUS(SLANIM_ERROR_INVALID_HANDLE, slanim_avatar_set_look_at(w, stale, target, SLANIM_LOOK_AT_HEAD_OFFSET));
+    EXPECT_STATUS(SLANIM_ERROR_INVALID_HANDLE, slanim_avatar_clear_look_at(w, stale));
+    EXPECT_OK(slanim_avatar_set_procedural_motions(w, a, SLANIM_PROCEDURAL_ALL));
+    EXPECT_OK(slanim_avatar_set_look_at(w, a, target, SLANIM_LOOK_AT_AVATAR_ROOT));
+    for (f = 0; f < 30; ++f) EXPECT_OK(slanim_world_step(w, 1.f / 30.f));
+    EXPECT_OK(slanim_avatar_joint_transforms(w, a, pose, 7 * 214, &needed));
+    CHECK(pose[7 * head + 5] > 0.05f); /* the head turned left (toward +Y): rotation about +Z */
+    EXPECT_OK(slanim_avatar_clear_look_at(w, a));
+    EXPECT_OK(slanim_avatar_set_procedural_motions(w, a, 0));
+    EXPECT_OK(slanim_avatar_destroy(w, a)); /* the custom motion below plays on a fresh avatar */
+    EXPECT_OK(slanim_avatar_create(w, s, &a));
+
+    /* Custom motions: bad input. */
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_custom_motion_desc_init(NULL));
+    EXPECT_OK(slanim_custom_motion_desc_init(&d));
+    CHECK(d.priority == 1 && d.loop == 1 && d.min_pixel_area == 40.f && d.can_deprecate == 1 && d.update == NULL);
+    cj.joint = head;
+    cj.usage = SLANIM_USAGE_ROTATION;
+    cj.priority = -1;
+    d.joints = &cj;
+    d.joint_count = 1;
+    d.priority = 4;
+    d.user = &counts;
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_world_register_custom_motion(w, kCustomId, s, &d)); /* no update */
+    d.create = custom_create;
+    d.destroy = custom_destroy;
+    d.update = custom_update;
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_world_register_custom_motion(NULL, kCustomId, s, &d));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_world_register_custom_motion(w, NULL, s, &d));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_world_register_custom_motion(w, kCustomId, NULL, &d));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_world_register_custom_motion(w, kCustomId, s, NULL));
+    d.priority = 7;
+    EXPECT_STATUS(SLANIM_ERROR_OUT_OF_RANGE, slanim_world_register_custom_motion(w, kCustomId, s, &d));
+    d.priority = 4;
+    d.ease_in = -1.f;
+    EXPECT_STATUS(SLANIM_ERROR_OUT_OF_RANGE, slanim_world_register_custom_motion(w, kCustomId, s, &d));
+    d.ease_in = 0.f;
+    d.blend_type = 2;
+    EXPECT_STATUS(SLANIM_ERROR_OUT_OF_RANGE, slanim_world_register_custom_motion(w, kCustomId, s, &d));
+    d.blend_type = SLANIM_BLEND_NORMAL;
+    d.joint_count = 0;
+    EXPECT_STATUS(SLANIM_ERROR_OUT_OF_RANGE, slanim_world_register_custom_motion(w, kCustomId, s, &d));
+    d.joint_count = 1;
+    cj.joint = 214;
+    EXPECT_STATUS(SLANIM_ERROR_OUT_OF_RANGE, slanim_world_register_custom_motion(w, kCustomId, s, &d));
+    CHECK(strstr(slanim_last_error(), "joints[0]") != NULL);
+    cj.joint = head;
+    cj.usage = 8u;
+    EXPECT_STATUS(SLANIM_ERROR_OUT_OF_RANGE, slanim_world_register_custom_motion(w, kCustomId, s, &d));
+    cj.usage = SLANIM_USAGE_ROTATION;
+    cj.priority = 9;
+    EXPECT_STATUS(SLANIM_ERROR_OUT_OF_RANGE, slanim_world_register_custom_motion(w, kCustomId, s, &d));
+    cj.priority = -1;
+    EXPECT_OK(slanim_world_has_custom_motion(w, kCustomId, &flag));
+    CHECK(flag == 0);
+    EXPECT_OK(slanim_world_register_custom_motion(w, kCustomId, s, &d));
+    EXPECT_STATUS(SLANIM_ERROR_ALREADY_EXISTS, slanim_world_register_custom_motion(w, kCustomId, s, &d));
+    /* A custom id and a cached .anim id must not collide, either way. */
+    EXPECT_STATUS(SLANIM_ERROR_ALREADY_EXISTS, slanim_world_load_motion(w, kCustomId, (const uint8_t*)"x", 1));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_world_has_custom_motion(w, kCustomId, NULL));
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_world_has_custom_motion(w, NULL, &flag));
+    EXPECT_OK(slanim_world_has_custom_motion(w, kCustomId, &flag));
+    CHECK(flag == 1);
+    /* Play it: start, step, query, stop by id. */
+    EXPECT_STATUS(SLANIM_ERROR_INVALID_HANDLE, slanim_avatar_start_motion(w, stale, kCustomId, 0.f));
+    EXPECT_STATUS(SLANIM_ERROR_OUT_OF_RANGE, slanim_avatar_start_motion(w, a, kCustomId, -1.f));
+    EXPECT_OK(slanim_avatar_is_motion_active(w, a, kCustomId, &flag));
+    CHECK(flag == 0);
+    EXPECT_OK(slanim_avatar_start_motion(w, a, kCustomId, 0.f));
+    CHECK(counts.created == 1);
+    for (f = 0; f < 3; ++f) EXPECT_OK(slanim_world_step(w, 1.f / 30.f));
+    CHECK(counts.updates == 3 && counts.bad_frames == 0);
+    EXPECT_OK(slanim_avatar_joint_transforms(w, a, pose, 7 * 214, &needed));
+    CHECK(fabsf(pose[7 * head + 5] - sinf(0.25f)) < 1e-5f); /* the head's model rotation: 0.5 rad about Z */
+    EXPECT_OK(slanim_avatar_is_motion_active(w, a, kCustomId, &flag));
+    CHECK(flag == 1);
+    EXPECT_OK(slanim_avatar_stop_motion(w, a, kCustomId, 1));
+    EXPECT_OK(slanim_avatar_is_motion_active(w, a, kCustomId, &flag));
+    CHECK(flag == 0);
+    EXPECT_STATUS(SLANIM_ERROR_NULL_ARGUMENT, slanim_world_unregister_custom_motion(w, NULL));
+    EXPECT_STATUS(SLANIM_ERROR_NOT_FOUND, slanim_world_unregister_custom_motion(w, kOtherId));
+    EXPECT_OK(slanim_world_unregister_custom_motion(w, kCustomId));
+    EXPECT_STATUS(SLANIM_ERROR_NOT_FOUND, slanim_world_unregister_custom_motion(w, kCustomId));
+    EXPECT_STATUS(SLANIM_ERROR_NOT_FOUND, slanim_avatar_start_motion(w, a, kCustomId, 0.f)); /* unregistered */
+    EXPECT_STATUS(SLANIM_ERROR_NOT_FOUND, slanim_avatar_start_motion(other, foreign, kCustomId, 0.f)); /* another world */
+    EXPECT_OK(slanim_avatar_destroy(w, a));
+    slanim_world_destroy(w);
+    slanim_world_destroy(other);
+    slanim_skeleton_release(s);
+    CHECK(counts.destroyed == counts.created); /* every instance freed, at the latest with its world */
+}
+
 static void test_real_motion(const char* shared_dir) {
     char path[1024];
     size_t size = 0, needed = 0;
@@ -510,6 +766,7 @@ int main(int argc, char** argv) {
     test_world_and_avatars();
     test_standalone();
     test_ik();
+    test_overrides_procedural_custom();
     test_real_motion(shared_dir);
     printf("%d checks, %d failed\n", g_checks, g_failures);
     return g_failures == 0 ? 0 : 1;

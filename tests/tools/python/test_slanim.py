@@ -320,5 +320,239 @@ class PuppetryTest(unittest.TestCase):
             self.assertEqual(ctx.exception.status, "SLANIM_ERROR_OUT_OF_RANGE")
 
 
+MESH_LO = uuid.UUID("0fffffff-ffff-ffff-ffff-ffffffffffff")
+MESH_MID = uuid.UUID("10000000-0000-0000-0000-000000000000")
+MESH_HI = uuid.UUID("80000000-0000-0000-0000-000000000001")
+
+
+def local_z(t, child, parent):
+    """A joint's local Z from the model pose (rest rotations are the identity on the spine)."""
+    return float(t[child, 2] - t[parent, 2])
+
+
+class AttachmentOverridesTest(unittest.TestCase):
+    # docs/attachment-overrides.md's hand-computed case: the largest mesh UUID wins whatever
+    # the order it came in (0x80 > 0x10: unsigned bytes), removal steps back 0.23 → 0.22 → 0.21
+    # → the rest value.
+    def test_largest_uuid_wins_and_removal_restores(self):
+        with slanim.World(1) as w:
+            sk = slanim.Skeleton()
+            chest, torso = sk.find_joint("mChest"), sk.find_joint("mTorso")
+            a = w.create_avatar(sk)
+            rest = local_z(a.joint_transforms(), chest, torso)
+            a.add_attachment_overrides(MESH_MID, slanim.JointOverride("mChest", position=(0, 0, 0.22)))
+            a.add_attachment_overrides(MESH_LO, [("mChest", (0, 0, 0.21), None)])
+            o = a.active_position_override("mChest")
+            self.assertEqual((o.found, o.mesh_id, o.count), (True, MESH_MID, 2))
+            self.assertAlmostEqual(o.value[2], 0.22, places=6)
+            a.add_attachment_overrides(MESH_HI, (chest, (0, 0, 0.23), None))
+            self.assertEqual(a.active_position_override(chest).mesh_id, MESH_HI)
+            self.assertEqual(a.attachment_override_meshes(), [MESH_MID, MESH_LO, MESH_HI])
+            self.assertAlmostEqual(local_z(a.joint_transforms(), chest, torso), 0.23, places=5)
+            for mesh, z in ((MESH_HI, 0.22), (MESH_MID, 0.21), (MESH_LO, rest)):
+                a.remove_attachment_overrides(mesh)
+                self.assertAlmostEqual(local_z(a.joint_transforms(), chest, torso), z, places=5)
+            self.assertFalse(a.active_position_override(chest).found)
+            self.assertEqual(a.attachment_override_meshes(), [])
+
+    def test_skin_info_scale_lock_pelvis_fixup_and_errors(self):
+        skin = ("<llsd><map><key>joint_names</key><array><string>mHead</string>"
+                "<string>mNoSuchJoint</string></array>"
+                "<key>alt_inverse_bind_matrix</key><array>"
+                "<array>" + "".join(f"<real>{v}</real>" for v in
+                                    [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0.02, 0, 0.1, 1]) + "</array>"
+                "<array>" + "".join(f"<real>{v}</real>" for v in
+                                    [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]) + "</array>"
+                "</array><key>pelvis_offset</key><real>0.04</real>"
+                "<key>lock_scale_if_joint_position</key><boolean>1</boolean></map></llsd>")
+        with slanim.World(1) as w:
+            a = w.create_avatar()
+            p2f_before, height_before = a.body_size()
+            self.assertEqual(a.add_attachment_overrides_from_skin(MESH_LO, skin, "xml"), (1, 1))
+            pos = a.active_position_override("mHead")
+            self.assertAlmostEqual(pos.value[0], 0.02, places=6)
+            self.assertAlmostEqual(pos.value[2], 0.1, places=6)
+            self.assertEqual(a.active_scale_override("mHead").value, (1.0, 1.0, 1.0))  # locked
+            fix = a.pelvis_fixup()
+            self.assertTrue(fix.found)
+            self.assertAlmostEqual(fix.value[2], 0.04, places=6)
+            self.assertNotEqual(a.body_size()[1], height_before)  # the head moved
+            with self.assertRaises(slanim.SlanimError) as ctx:
+                a.add_attachment_overrides_from_skin(MESH_LO, skin, "xml")
+            self.assertEqual(ctx.exception.status, "SLANIM_ERROR_ALREADY_EXISTS")
+            with self.assertRaises(slanim.SlanimError) as ctx:
+                a.add_attachment_overrides_from_skin(MESH_MID, "<llsd><map>", "xml")
+            self.assertEqual(ctx.exception.status, "SLANIM_ERROR_INVALID_DATA")
+            with self.assertRaises(slanim.SlanimError) as ctx:
+                a.remove_attachment_overrides(MESH_HI)
+            self.assertEqual(ctx.exception.status, "SLANIM_ERROR_NOT_FOUND")
+            with self.assertRaises(slanim.SlanimError) as ctx:
+                a.add_attachment_overrides(uuid.UUID(int=0), ("mHead", (0, 0, 0.2), None))
+            self.assertEqual(ctx.exception.status, "SLANIM_ERROR_OUT_OF_RANGE")
+            with self.assertRaises(slanim.SlanimError) as ctx:
+                a.add_attachment_overrides(MESH_HI, ("mHead", (0, float("nan"), 0.2), None))
+            self.assertEqual(ctx.exception.status, "SLANIM_ERROR_OUT_OF_RANGE")
+            a.reset_skeleton()  # keeps the overrides
+            self.assertTrue(a.active_position_override("mHead").found)
+            a.clear_attachment_overrides()
+            self.assertFalse(a.active_position_override("mHead").found)
+            self.assertFalse(a.pelvis_fixup().found)
+            self.assertEqual(a.body_size(), (p2f_before, height_before))
+            a.add_attachment_overrides(MESH_MID, [])  # no joints: the mesh still counts as applied
+            self.assertEqual(a.attachment_override_meshes(), [MESH_MID])
+
+
+class ProceduralTest(unittest.TestCase):
+    def run_world(self, threads):
+        with slanim.World(threads) as w:
+            avatars = [w.create_avatar() for _ in range(3)]
+            avatars[0].set_procedural_motions(breathe=True, body_noise=True, head_rot=True, eye=True)
+            avatars[0].set_look_at((1.0, 0.8, 0.9))
+            avatars[1].set_procedural_motions(flags=slanim.PROCEDURAL_HEAD_ROT | slanim.PROCEDURAL_EYE)
+            avatars[1].set_look_at((0.5, -0.6, 0.1), frame="head")
+            avatars[2].set_procedural_motions(body_noise=True)
+            poses = []
+            for f in range(60):
+                w.step(0.0 if f == 0 else 1 / 30)
+                if f == 30:
+                    avatars[0].clear_look_at()
+                poses.append(np.stack([a.joint_transforms() for a in avatars]))
+            return np.stack(poses)
+
+    def test_deterministic_for_every_thread_count_and_the_head_turns(self):
+        one, two = self.run_world(1), self.run_world(2)
+        self.assertTrue(np.array_equal(one.view(np.uint32), two.view(np.uint32)))
+        head = slanim.Skeleton().find_joint("mHead")
+        self.assertGreater(one[25, 0, head, 5], 0.1)  # turned left toward +Y: about +Z
+        self.assertLess(one[25, 1, head, 5], -0.1)    # turned right toward -Y
+        self.assertFalse(np.array_equal(one[10, 2], one[50, 2]))  # body noise moves the torso
+
+    def test_bad_input(self):
+        with slanim.World(1) as w:
+            a = w.create_avatar()
+            with self.assertRaises(slanim.SlanimError) as ctx:
+                a.set_procedural_motions(flags=0x10)
+            self.assertEqual(ctx.exception.status, "SLANIM_ERROR_OUT_OF_RANGE")
+            with self.assertRaises(slanim.SlanimError) as ctx:
+                a.set_look_at((0, float("inf"), 0))
+            self.assertEqual(ctx.exception.status, "SLANIM_ERROR_OUT_OF_RANGE")
+            with self.assertRaises(ValueError):
+                a.set_look_at((0, 0, 0), frame="region")
+            a.destroy()
+            with self.assertRaises(slanim.SlanimError) as ctx:
+                a.set_procedural_motions(breathe=True)
+            self.assertEqual(ctx.exception.status, "SLANIM_ERROR_INVALID_HANDLE")
+
+
+CUSTOM_ID = uuid.UUID("c0570000-0000-4000-8000-000000000001")
+
+
+class CustomMotionTest(unittest.TestCase):
+    @staticmethod
+    def head_turn(frame, rotations, positions, scales):
+        # Joint 0 (mHead) turns about Z by 0.5 sin(t) rad; joint 1 (mNeck) by the look-at Y.
+        angle = 0.5 * math.sin(frame.time)
+        rotations[0] = (0.0, 0.0, math.sin(angle / 2), math.cos(angle / 2))
+        y = frame.look_at[1] if frame.look_at is not None else 0.0
+        rotations[1] = (0.0, 0.0, math.sin(0.1 * y), math.cos(0.1 * y))
+        assert scales is None and frame.model_rotations.shape[1] == 4
+        return True
+
+    def play(self, threads, with_dance):
+        with slanim.World(threads) as w:
+            sk = slanim.Skeleton()
+            made = []
+            w.register_custom_motion(CUSTOM_ID, sk, [("mHead", "r"), ("mNeck", "r", 6)], self.head_turn,
+                                     create=lambda seed: made.append(seed) or {"seed": seed},
+                                     priority=6, ease_in=0.2)
+            avatars = [w.create_avatar(sk) for _ in range(2)]
+            if with_dance:
+                w.load_motion(DANCE_ID, read(DANCE1))
+            for a in avatars:
+                if with_dance:
+                    a.start(DANCE_ID)
+                a.start(CUSTOM_ID)
+                self.assertTrue(a.is_active(CUSTOM_ID))
+            avatars[1].set_look_at((0.0, 2.0, 0.0), frame="head")
+            poses = []
+            for f in range(45):
+                w.step(0.0 if f == 0 else 1 / 30)
+                poses.append(np.stack([a.joint_transforms() for a in avatars]))
+            avatars[0].stop(CUSTOM_ID, immediate=True)
+            self.assertFalse(avatars[0].is_active(CUSTOM_ID))
+            self.assertEqual(len(made), 2)
+            return np.stack(poses)
+
+    def test_python_callbacks_drive_joints_identically_on_worker_threads(self):
+        one = self.play(1, False)
+        two = self.play(2, False)
+        self.assertTrue(np.array_equal(one.view(np.uint32), two.view(np.uint32)))
+        sk = slanim.Skeleton()
+        head, neck = sk.find_joint("mHead"), sk.find_joint("mNeck")
+        # Frame 30: t = 1 s, fully eased in; avatar 0 has no target: the neck stays, the head
+        # turns by 0.5 sin(1) rad relative to it.
+        angle = 0.5 * math.sin(1.0)
+        self.assertAlmostEqual(float(one[30, 0, head, 5]), math.sin(angle / 2), places=5)
+        self.assertAlmostEqual(float(one[30, 0, neck, 5]), 0.0, places=6)
+        self.assertAlmostEqual(float(one[30, 1, neck, 5]), math.sin(0.2), places=5)  # look-at Y = 2
+
+    @needs(DANCE1)
+    def test_overrides_the_dance_on_its_joints(self):
+        poses = self.play(1, True)
+        with slanim.World(1) as w:
+            w.load_motion(DANCE_ID, read(DANCE1))
+            a = w.create_avatar()
+            a.start(DANCE_ID)
+            dance = []
+            for f in range(45):
+                w.step(0.0 if f == 0 else 1 / 30)
+                dance.append(a.joint_transforms())
+        sk = slanim.Skeleton()
+        ankle, head = sk.find_joint("mAnkleRight"), sk.find_joint("mHead")
+        self.assertTrue(np.array_equal(poses[30, 0, ankle], dance[30][ankle]))  # the dance plays on
+        self.assertFalse(np.allclose(poses[30, 0, head], dance[30][head], atol=1e-3))  # overridden
+
+    def test_errors_ids_and_callback_exceptions(self):
+        with slanim.World(1) as w:
+            sk = slanim.Skeleton()
+            w.register_custom_motion(CUSTOM_ID, sk, [("mHead", "r")], self.head_turn)
+            self.assertTrue(w.has_custom_motion(CUSTOM_ID))
+            with self.assertRaises(slanim.SlanimError) as ctx:
+                w.register_custom_motion(CUSTOM_ID, sk, [("mHead", "r")], self.head_turn)
+            self.assertEqual(ctx.exception.status, "SLANIM_ERROR_ALREADY_EXISTS")
+            if os.path.exists(DANCE1):  # a custom id and a cached .anim id must not collide
+                with self.assertRaises(slanim.SlanimError) as ctx:
+                    w.load_motion(CUSTOM_ID, read(DANCE1))
+                self.assertEqual(ctx.exception.status, "SLANIM_ERROR_ALREADY_EXISTS")
+            with self.assertRaises(slanim.SlanimError) as ctx:
+                w.register_custom_motion(uuid.uuid4(), sk, [("mHead", "r"), ("mHead", "p")], self.head_turn)
+            self.assertEqual(ctx.exception.status, "SLANIM_ERROR_OUT_OF_RANGE")
+            self.assertIn("twice", str(ctx.exception))
+            with self.assertRaises(ValueError):
+                w.register_custom_motion(uuid.uuid4(), sk, [("mHead", "x")], self.head_turn)
+
+            def broken(frame, rotations, positions, scales):
+                raise RuntimeError("broken update")
+
+            broken_id = uuid.uuid4()
+            w.register_custom_motion(broken_id, sk, [("mHead", "r")], broken)
+            a = w.create_avatar(sk)
+            a.start(broken_id)
+            raised = 0
+            for _ in range(5):  # each failing update is reported by its step; the motion stops
+                try:
+                    w.step(1 / 30)
+                except RuntimeError as e:
+                    self.assertEqual(str(e), "broken update")
+                    raised += 1
+            self.assertGreaterEqual(raised, 1)
+            self.assertFalse(a.is_active(broken_id))
+            w.step(1 / 30)  # no more calls: nothing raised
+            w.unregister_custom_motion(CUSTOM_ID)
+            with self.assertRaises(slanim.SlanimError) as ctx:
+                a.start(CUSTOM_ID)
+            self.assertEqual(ctx.exception.status, "SLANIM_ERROR_NOT_FOUND")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -16,6 +16,9 @@ library's message (``slanim_last_error``), e.g. the .anim rule and byte offset.
 
 Threads: a :class:`World` and its avatars are used by one thread at a time (the C API's rule);
 functions without a world (validation, conversion, IK, sampling) may be called from any thread.
+Custom motions (:meth:`World.register_custom_motion`) call Python from the world's worker
+threads during :meth:`World.step`; ctypes takes the GIL for each call, so they run one at a time
+and ``threads=1`` is the sensible choice for a world with Python custom motions.
 
 Where the library is found: ``SLANIM_LIBRARY`` (a path) if set, else the library of the build
 tree this package was copied into (``_build_config.py``, written by CMake), else
@@ -33,7 +36,9 @@ import numpy as _np
 __all__ = [
     "SlanimError", "version", "Skeleton", "Motion", "Validation", "validate", "BvhImportOptions",
     "bvh_to_anim", "anim_to_bvh", "IkReport", "ik_solve", "World", "Avatar", "MeshInfo",
-    "PuppetryStats", "motion_id",
+    "PuppetryStats", "motion_id", "JointOverride", "ActiveOverride", "CustomFrame",
+    "PROCEDURAL_BREATHE", "PROCEDURAL_BODY_NOISE", "PROCEDURAL_HEAD_ROT", "PROCEDURAL_EYE",
+    "PROCEDURAL_ALL",
 ]
 
 # ---------------------------------------------------------------------------------------------
@@ -517,6 +522,8 @@ class World:
     call :meth:`close`; avatars of a closed world are stale."""
 
     def __init__(self, threads: int = 0):
+        self._custom_registrations = []  # callbacks of custom motions: alive until close()
+        self._callback_errors = []  # exceptions raised by custom-motion callbacks
         h = _c.c_void_p()
         _check(_world_create(int(threads), _c.byref(h)))
         self._h = h
@@ -524,8 +531,9 @@ class World:
     def close(self) -> None:
         h = getattr(self, "_h", None)
         if h:
-            _world_destroy(h)
+            _world_destroy(h)  # frees the custom-motion instances (their destroy callbacks)
             self._h = None
+        self._custom_registrations = []
 
     __del__ = close
 
@@ -543,6 +551,9 @@ class World:
     def step(self, dt: float) -> None:
         """Advances every avatar by ``dt`` seconds (0 ≤ dt ≤ 3600) through every phase."""
         _check(_world_step(self._handle(), _f(dt)))
+        if self._callback_errors:
+            errors, self._callback_errors = self._callback_errors, []
+            raise errors[0]
 
     def load_motion(self, motion: MotionId, data: bytes) -> None:
         """Validates (playback rules) and caches .anim bytes under the asset UUID ``motion``;
@@ -563,7 +574,9 @@ class World:
         sk = skeleton if skeleton is not None else Skeleton()
         a = _avatar_t()
         _check(_avatar_create(self._handle(), sk._h, _c.byref(a)))
-        return Avatar(self, a.value)
+        av = Avatar(self, a.value)
+        av.skeleton = sk
+        return av
 
 
 class Avatar:
@@ -573,6 +586,7 @@ class Avatar:
     def __init__(self, world: World, handle: int):
         self.world = world
         self.handle = handle
+        self.skeleton: Optional[Skeleton] = None  # set by World.create_avatar
 
     def _w(self):
         return self.world._handle()
@@ -702,3 +716,356 @@ class Avatar:
         _check(_avatar_puppetry_stats(self._w(), self.handle, _c.byref(s)))
         return PuppetryStats(s.blocks_received, s.blocks_dropped, s.blocks_malformed,
                              s.samples_queued, s.samples_unknown, bool(s.active))
+
+    # Joint attachment overrides --------------------------------------------------------------
+    def _joint(self, joint: Union[int, str]) -> int:
+        if isinstance(joint, str):
+            sk = self.skeleton if self.skeleton is not None else Skeleton()
+            return sk.find_joint(joint)
+        return int(joint)
+
+    def add_attachment_overrides(self, mesh_id: MotionId, *overrides, lock_scale_if_joint_position:
+                                 bool = False, pelvis_offset: float = 0.0) -> None:
+        """LLVOAvatar::addAttachmentOverridesForObject for the rigged mesh ``mesh_id`` (a UUID):
+        each override is a :class:`JointOverride` (or a (joint, position, scale) tuple; joint an
+        index or a name; position metres in the parent's frame, applied only 0.1 mm or more away
+        from the default; scale factors; either may be None). ``overrides`` may also be passed
+        as one list. The active override of a joint is the largest mesh UUID. Raises
+        SlanimError: ALREADY_EXISTS (the mesh is applied: remove it first), OUT_OF_RANGE (null
+        UUID, joint index, non-finite value), NOT_FOUND (unknown joint name)."""
+        if len(overrides) == 1 and isinstance(overrides[0], (list, tuple)) and \
+                not isinstance(overrides[0], JointOverride) and \
+                (not overrides[0] or isinstance(overrides[0][0], (JointOverride, tuple, list))):
+            overrides = tuple(overrides[0])  # one list (or tuple) of overrides
+        arr = (_JointOverride * max(len(overrides), 1))()
+        for k, o in enumerate(overrides):
+            o = o if isinstance(o, JointOverride) else JointOverride(*o)
+            arr[k].joint = self._joint(o.joint)
+            if o.position is not None:
+                arr[k].has_position = 1
+                arr[k].position[:] = [float(v) for v in _vec(o.position, 3, "position")]
+            if o.scale is not None:
+                arr[k].has_scale = 1
+                arr[k].scale[:] = [float(v) for v in _vec(o.scale, 3, "scale")]
+        _check(_avatar_add_overrides(self._w(), self.handle, _id_arg(mesh_id), arr, len(overrides),
+                                     int(lock_scale_if_joint_position), _f(pelvis_offset)))
+
+    def add_attachment_overrides_from_skin(self, mesh_id: MotionId, skin: Union[str, bytes],
+                                           format: str = "xml"):
+        """The overrides of a mesh's skin info (LLMeshSkinInfo: ``joint_names``,
+        ``alt_inverse_bind_matrix``, ``pelvis_offset``, ``lock_scale_if_joint_position``) given
+        as LLSD text, ``format`` "xml" or "notation". Returns (joint entries used, unknown joint
+        names skipped). Raises SlanimError INVALID_DATA naming the LLSD path."""
+        text = skin.encode() if isinstance(skin, str) else bytes(skin)
+        formats = {"xml": 0, "notation": 1}
+        if format not in formats:
+            raise ValueError("format: 'xml' or 'notation'")
+        used, unknown = _i32(), _i32()
+        _check(_avatar_add_overrides_skin(self._w(), self.handle, _id_arg(mesh_id), text, len(text),
+                                          formats[format], _c.byref(used), _c.byref(unknown)))
+        return used.value, unknown.value
+
+    def remove_attachment_overrides(self, mesh_id: MotionId) -> None:
+        """removeAttachmentOverridesForObject (SlanimError NOT_FOUND when not applied)."""
+        _check(_avatar_remove_overrides(self._w(), self.handle, _id_arg(mesh_id)))
+
+    def clear_attachment_overrides(self) -> None:
+        _check(_avatar_clear_overrides(self._w(), self.handle))
+
+    def reset_skeleton(self) -> None:
+        """resetSkeleton: rest pose (and skeletal visual params), then the overrides again."""
+        _check(_avatar_reset_skeleton(self._w(), self.handle))
+
+    def active_position_override(self, joint: Union[int, str]) -> "ActiveOverride":
+        a = _ActiveOverride()
+        _check(_avatar_active_pos(self._w(), self.handle, self._joint(joint), _c.byref(a)))
+        return ActiveOverride._from(a)
+
+    def active_scale_override(self, joint: Union[int, str]) -> "ActiveOverride":
+        a = _ActiveOverride()
+        _check(_avatar_active_scale(self._w(), self.handle, self._joint(joint), _c.byref(a)))
+        return ActiveOverride._from(a)
+
+    def pelvis_fixup(self) -> "ActiveOverride":
+        """The active pelvis fix-up: value (0, 0, metres) the host adds to the render position."""
+        a = _ActiveOverride()
+        _check(_avatar_pelvis_fixup(self._w(), self.handle, _c.byref(a)))
+        return ActiveOverride._from(a)
+
+    def attachment_override_meshes(self) -> list:
+        """The applied meshes (uuid.UUID), in the order added."""
+        raw = _read_bytes(_avatar_override_meshes, self._w(), self.handle, text=False)
+        return [_uuid.UUID(bytes=raw[i:i + 16]) for i in range(0, len(raw), 16)]
+
+    def body_size(self):
+        """(pelvis_to_foot, height), metres (LLAvatarAppearance::computeBodySize)."""
+        p, h = _f(), _f()
+        _check(_avatar_body_size(self._w(), self.handle, _c.byref(p), _c.byref(h)))
+        return p.value, h.value
+
+    # Procedural motions ----------------------------------------------------------------------
+    def set_procedural_motions(self, breathe: bool = False, body_noise: bool = False,
+                               head_rot: bool = False, eye: bool = False, *,
+                               flags: Optional[int] = None) -> None:
+        """Turns the viewer's procedural motions on or off (off ones ease out): breathe, body
+        noise, head rot (toward the look-at target), eye (saccades, blinks, look-at). ``flags``
+        (PROCEDURAL_* ORed) replaces the keywords when given."""
+        if flags is None:
+            flags = ((PROCEDURAL_BREATHE if breathe else 0) | (PROCEDURAL_BODY_NOISE if body_noise else 0)
+                     | (PROCEDURAL_HEAD_ROT if head_rot else 0) | (PROCEDURAL_EYE if eye else 0))
+        _check(_avatar_procedural(self._w(), self.handle, int(flags)))
+
+    def set_look_at(self, target, frame: str = "root") -> None:
+        """The look-at target (3 numbers, metres): ``frame`` "root" for a point in the
+        avatar-root frame, "head" for the vector from the head joint to the target."""
+        frames = {"root": 0, "head": 1}
+        if frame not in frames:
+            raise ValueError("frame: 'root' or 'head'")
+        t = _vec(target, 3, "target")
+        _check(_avatar_set_look_at(self._w(), self.handle, t.ctypes.data_as(_fp), frames[frame]))
+
+    def clear_look_at(self) -> None:
+        _check(_avatar_clear_look_at(self._w(), self.handle))
+
+
+# ---------------------------------------------------------------------------------------------
+# Joint attachment overrides, procedural motions, custom motions
+# ---------------------------------------------------------------------------------------------
+
+PROCEDURAL_BREATHE = 0x1
+PROCEDURAL_BODY_NOISE = 0x2
+PROCEDURAL_HEAD_ROT = 0x4
+PROCEDURAL_EYE = 0x8
+PROCEDURAL_ALL = 0xF
+
+
+class _JointOverride(_c.Structure):
+    _fields_ = [("joint", _i32), ("has_position", _i32), ("position", _f * 3), ("has_scale", _i32),
+                ("scale", _f * 3)]
+
+
+class _ActiveOverride(_c.Structure):
+    _fields_ = [("found", _i32), ("count", _c.c_uint32), ("value", _f * 3),
+                ("mesh_id", _c.c_uint8 * 16)]
+
+
+class _CustomJoint(_c.Structure):
+    _fields_ = [("joint", _i32), ("usage", _c.c_uint32), ("priority", _i32)]
+
+
+class _CustomFrame(_c.Structure):
+    _fields_ = [("time", _f), ("dt", _f), ("weight", _f), ("has_look_at", _i32),
+                ("look_at", _f * 3), ("skeleton_joint_count", _i32), ("local_rotations", _fp),
+                ("local_positions", _fp), ("model_rotations", _fp), ("model_positions", _fp),
+                ("joint_count", _i32), ("avatar", _c.c_uint64)]
+
+
+_create_fn = _c.CFUNCTYPE(_c.c_void_p, _c.c_void_p, _c.c_uint64)
+_destroy_fn = _c.CFUNCTYPE(None, _c.c_void_p, _c.c_void_p)
+_update_fn = _c.CFUNCTYPE(_c.c_int, _c.c_void_p, _c.c_void_p, _c.POINTER(_CustomFrame), _fp, _fp, _fp)
+
+
+class _CustomDesc(_c.Structure):
+    _fields_ = [("joints", _c.POINTER(_CustomJoint)), ("joint_count", _size), ("priority", _i32),
+                ("blend_type", _i32), ("ease_in", _f), ("ease_out", _f), ("loop", _i32),
+                ("duration", _f), ("min_pixel_area", _f), ("can_deprecate", _i32),
+                ("create", _create_fn), ("destroy", _destroy_fn), ("update", _update_fn),
+                ("user", _c.c_void_p)]
+
+
+_avatar_add_overrides = _proto("slanim_avatar_add_attachment_overrides", _status, _vp, _avatar_t, _u8p,
+                               _c.POINTER(_JointOverride), _size, _c.c_int, _f)
+_avatar_add_overrides_skin = _proto("slanim_avatar_add_attachment_overrides_from_skin", _status, _vp,
+                                    _avatar_t, _u8p, _c.c_char_p, _size, _i32, _i32p, _i32p)
+_avatar_remove_overrides = _proto("slanim_avatar_remove_attachment_overrides", _status, _vp, _avatar_t,
+                                  _u8p)
+_avatar_clear_overrides = _proto("slanim_avatar_clear_attachment_overrides", _status, _vp, _avatar_t)
+_avatar_reset_skeleton = _proto("slanim_avatar_reset_skeleton", _status, _vp, _avatar_t)
+_avatar_active_pos = _proto("slanim_avatar_active_position_override", _status, _vp, _avatar_t, _i32,
+                            _c.POINTER(_ActiveOverride))
+_avatar_active_scale = _proto("slanim_avatar_active_scale_override", _status, _vp, _avatar_t, _i32,
+                              _c.POINTER(_ActiveOverride))
+_avatar_pelvis_fixup = _proto("slanim_avatar_pelvis_fixup", _status, _vp, _avatar_t,
+                              _c.POINTER(_ActiveOverride))
+_avatar_override_meshes = _proto("slanim_avatar_attachment_override_meshes", _status, _vp, _avatar_t,
+                                 _u8p, _size, _sizep)
+_avatar_body_size = _proto("slanim_avatar_body_size", _status, _vp, _avatar_t, _fp, _fp)
+_avatar_procedural = _proto("slanim_avatar_set_procedural_motions", _status, _vp, _avatar_t,
+                            _c.c_uint32)
+_avatar_set_look_at = _proto("slanim_avatar_set_look_at", _status, _vp, _avatar_t, _fp, _i32)
+_avatar_clear_look_at = _proto("slanim_avatar_clear_look_at", _status, _vp, _avatar_t)
+_custom_desc_init = _proto("slanim_custom_motion_desc_init", _status, _c.POINTER(_CustomDesc))
+_world_register_custom = _proto("slanim_world_register_custom_motion", _status, _vp, _u8p, _vp,
+                                _c.POINTER(_CustomDesc))
+_world_unregister_custom = _proto("slanim_world_unregister_custom_motion", _status, _vp, _u8p)
+_world_has_custom = _proto("slanim_world_has_custom_motion", _status, _vp, _u8p, _intp)
+
+
+class JointOverride(NamedTuple):
+    """One joint's override from one mesh: ``joint`` (index or name), ``position`` (3 numbers,
+    metres, the joint's parent frame, or None), ``scale`` (3 factors, or None)."""
+    joint: Union[int, str]
+    position: Optional[Sequence[float]] = None
+    scale: Optional[Sequence[float]] = None
+
+
+class ActiveOverride(NamedTuple):
+    """The active override of a joint (or the pelvis fix-up): ``found``, ``value`` (3 floats:
+    position metres, scale, or (0, 0, fix-up)), ``mesh_id`` (the winning mesh, the largest
+    UUID; None when not found) and ``count`` (meshes overriding it)."""
+    found: bool
+    value: tuple
+    mesh_id: Optional[_uuid.UUID]
+    count: int
+
+    @classmethod
+    def _from(cls, a: "_ActiveOverride") -> "ActiveOverride":
+        if not a.found:
+            return cls(False, (0.0, 0.0, 0.0), None, 0)
+        return cls(True, tuple(a.value), _uuid.UUID(bytes=bytes(a.mesh_id)), a.count)
+
+
+class CustomFrame(NamedTuple):
+    """What a custom motion's update gets (valid during the call only; the arrays are views of
+    the library's memory: copy what you keep). ``time`` seconds since activation, ``dt`` this
+    frame's step, ``weight`` the pose weight [0, 1], ``look_at`` (3, head → target vector,
+    metres, avatar-root axes) or None, ``avatar`` the avatar's handle (an identifier: do not
+    call the world from the callback), ``instance`` what ``create`` returned (None without
+    create); the avatar's pose before this frame's blend: ``local_rotations`` /
+    ``model_rotations`` (joints, 4) and ``local_positions`` / ``model_positions`` (joints, 3),
+    or None."""
+    time: float
+    dt: float
+    weight: float
+    look_at: Optional[_np.ndarray]
+    avatar: int
+    instance: object
+    local_rotations: Optional[_np.ndarray]
+    local_positions: Optional[_np.ndarray]
+    model_rotations: Optional[_np.ndarray]
+    model_positions: Optional[_np.ndarray]
+
+
+def _view(ptr, rows: int, cols: int) -> Optional[_np.ndarray]:
+    if not ptr or rows <= 0:
+        return None
+    return _np.ctypeslib.as_array(ptr, shape=(rows, cols))
+
+
+class _CustomRegistration:
+    """The ctypes callbacks of one custom motion and its live Python instances (kept by the
+    world until it is closed: instances may outlive unregister_custom_motion)."""
+
+    def __init__(self, world: "World", update, create):
+        self.world = world
+        self.update = update
+        self.create = create
+        self.instances = {}
+        self.next_key = 1
+        self.c_create = _create_fn(self._create)
+        self.c_destroy = _destroy_fn(self._destroy)
+        self.c_update = _update_fn(self._update)
+
+    def _create(self, _user, seed):
+        try:
+            obj = self.create(seed) if self.create is not None else None
+        except BaseException as e:  # noqa: BLE001 - reported by World.step
+            self.world._callback_errors.append(e)
+            obj = None
+        key = self.next_key
+        self.next_key += 1
+        self.instances[key] = obj
+        return key
+
+    def _destroy(self, _user, instance):
+        self.instances.pop(instance or 0, None)
+
+    def _update(self, _user, instance, frame_p, rot, pos, scale):
+        try:
+            f = frame_p.contents
+            n = f.joint_count
+            sn = f.skeleton_joint_count
+            frame = CustomFrame(f.time, f.dt, f.weight,
+                                _np.array(f.look_at, dtype=_np.float32) if f.has_look_at else None,
+                                f.avatar, self.instances.get(instance or 0),
+                                _view(f.local_rotations, sn, 4), _view(f.local_positions, sn, 3),
+                                _view(f.model_rotations, sn, 4), _view(f.model_positions, sn, 3))
+            keep = self.update(frame, _view(rot, n, 4), _view(pos, n, 3), _view(scale, n, 3))
+            return 0 if keep is False else 1
+        except BaseException as e:  # noqa: BLE001 - reported by World.step; the motion stops
+            self.world._callback_errors.append(e)
+            return 0
+
+
+def _world_register_custom_motion(self, motion: MotionId, skeleton: Optional[Skeleton], joints,
+                                  update, *, create=None, priority: int = 1, blend: str = "normal",
+                                  ease_in: float = 0.0, ease_out: float = 0.0, loop: bool = True,
+                                  duration: float = 0.0, min_pixel_area: float = 40.0,
+                                  can_deprecate: bool = True) -> None:
+    """Registers a custom motion under ``motion`` (a UUID not used by a cached .anim) for
+    avatars of ``skeleton`` (None: the embedded default), started, stopped and queried with
+    :meth:`Avatar.start` / :meth:`Avatar.stop` / :meth:`Avatar.is_active`.
+
+    ``joints``: a list of (joint, usage[, priority]) — joint an index or name; usage a string
+    of "r" (rotation), "p" (position), "s" (scale) or the SLANIM_USAGE bits 2, 1, 4; priority
+    0..6 or -1 (the motion's). ``update(frame, rotations, positions, scales)`` is called for
+    each evaluated frame with a :class:`CustomFrame` and the instance's joint states as
+    writable (n, 4) / (n, 3) / (n, 3) arrays (scales None when no joint uses scale), holding
+    what it wrote last frame; it returns False to stop the motion (anything else keeps it).
+    ``create(seed)`` (optional) makes the per-instance object passed as ``frame.instance``.
+    Other keywords: the motion's priority (0..6), blend "normal" or "additive", ease_in,
+    ease_out, duration (seconds), loop, min_pixel_area, can_deprecate.
+
+    Threads: ``update`` and ``create`` run on the world's worker threads during
+    :meth:`step` (ctypes takes the GIL around each call, so Python code runs one call at a
+    time: ``World(threads=1)`` is the sensible choice) and must not call this world. An
+    exception raised by a callback stops that motion and is raised again by the next
+    :meth:`step` (after the step completed). The callbacks stay referenced until the world is
+    closed."""
+    sk = skeleton if skeleton is not None else Skeleton()
+    rows = list(joints)
+    arr = (_CustomJoint * max(len(rows), 1))()
+    for k, row in enumerate(rows):
+        j, usage = row[0], row[1]
+        prio = row[2] if len(row) > 2 else -1
+        arr[k].joint = sk.find_joint(j) if isinstance(j, str) else int(j)
+        if isinstance(usage, str):
+            bits = {"p": 1, "r": 2, "s": 4}
+            if not usage or any(ch not in bits for ch in usage):
+                raise ValueError(f"joints[{k}]: usage is a string of 'r', 'p', 's'")
+            usage = sum(bits[ch] for ch in set(usage))
+        arr[k].usage = int(usage)
+        arr[k].priority = int(prio)
+    blends = {"normal": 0, "additive": 1}
+    if blend not in blends:
+        raise ValueError("blend: 'normal' or 'additive'")
+    reg = _CustomRegistration(self, update, create)
+    d = _CustomDesc()
+    _check(_custom_desc_init(_c.byref(d)))
+    d.joints = arr
+    d.joint_count = len(rows)
+    d.priority = int(priority)
+    d.blend_type = blends[blend]
+    d.ease_in, d.ease_out, d.duration = float(ease_in), float(ease_out), float(duration)
+    d.loop = int(bool(loop))
+    d.min_pixel_area = float(min_pixel_area)
+    d.can_deprecate = int(bool(can_deprecate))
+    d.create, d.destroy, d.update = reg.c_create, reg.c_destroy, reg.c_update
+    _check(_world_register_custom(self._handle(), _id_arg(motion), sk._h, _c.byref(d)))
+    self._custom_registrations.append(reg)
+
+
+def _world_unregister_custom_motion(self, motion: MotionId) -> None:
+    """Forgets a custom motion id (later starts raise NOT_FOUND; playing instances go on)."""
+    _check(_world_unregister_custom(self._handle(), _id_arg(motion)))
+
+
+def _world_has_custom_motion(self, motion: MotionId) -> bool:
+    v = _c.c_int()
+    _check(_world_has_custom(self._handle(), _id_arg(motion), _c.byref(v)))
+    return bool(v.value)
+
+
+World.register_custom_motion = _world_register_custom_motion
+World.unregister_custom_motion = _world_unregister_custom_motion
+World.has_custom_motion = _world_has_custom_motion

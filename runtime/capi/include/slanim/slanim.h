@@ -109,7 +109,8 @@ typedef enum slanim_status {
     SLANIM_ERROR_IO = 7,                /**< a file could not be read (character folders) */
     SLANIM_ERROR_UNSUPPORTED = 8,       /**< the object lacks what the call needs */
     SLANIM_ERROR_OUT_OF_MEMORY = 9,
-    SLANIM_ERROR_INTERNAL = 10          /**< an unexpected failure (a bug: please report) */
+    SLANIM_ERROR_INTERNAL = 10,         /**< an unexpected failure (a bug: please report) */
+    SLANIM_ERROR_ALREADY_EXISTS = 11    /**< the id or mesh is already registered or applied */
 } slanim_status;
 
 /**
@@ -560,15 +561,318 @@ SLANIM_API slanim_status slanim_avatar_puppetry_stats(const slanim_world* world,
                                                       slanim_puppetry_stats* stats);
 
 /* ========================================================================================== */
-/* RESERVED for the coordinator (issue 12, other points): joint attachment overrides,         */
-/* procedural motions (breathe, body noise, head/eye look-at) and the custom-motion interface */
-/* are added here, after this line, with the same conventions (slanim_status, checked         */
-/* handles, caller-owned buffers with capacity and needed).                                   */
+/* Joint attachment overrides                                                                 */
 /* ========================================================================================== */
+/*
+ * The joint positions (and locked scales) a rigged mesh attachment imposes on the skeleton it
+ * is worn on, with the viewer's rules (LLJoint::addAttachmentPosOverride and friends,
+ * LLVOAvatar::addAttachmentOverridesForObject / removeAttachmentOverridesForObject /
+ * clearAttachmentOverrides / resetSkeleton; docs/attachment-overrides.md). Per avatar, per
+ * joint, overrides are keyed by the mesh's 16-byte UUID; the active one is the largest UUID
+ * (bytes compared in order as unsigned values, LLUUID::operator<). They are written into the
+ * avatar's local pose at once (its joint outputs reflect them before the next step); a motion
+ * that animates a joint's position still wins, as in the viewer. Same thread rules as every
+ * slanim_avatar_* call (not during slanim_world_step). Frames and units: local joint frames
+ * (the joint's parent frame), metres; scales are unitless factors.
+ */
+
+/** One joint's override from one mesh (the translation of its alt_inverse_bind_matrix). */
+typedef struct slanim_joint_override {
+    int32_t joint;        /**< skeleton joint index, [0, joint count): bones, collision volumes,
+                               attachment points (the viewer's getJoint finds all three) */
+    int32_t has_position; /**< non-zero: `position` is given */
+    float position[3];    /**< local position in the parent's frame, metres; applied only when it
+                               differs from the joint's default position by more than 0.1 mm
+                               (LLJoint::aboveJointPosThreshold) */
+    int32_t has_scale;    /**< non-zero: `scale` is given */
+    float scale[3];       /**< local scale factors, applied as given */
+} slanim_joint_override;
+
+/** An active override (LLVector3OverrideMap::findActiveOverride). */
+typedef struct slanim_active_override {
+    int32_t found;       /**< 1 when some mesh overrides it, else 0 (the other fields are 0) */
+    uint32_t count;      /**< how many meshes override it */
+    float value[3];      /**< position (metres), scale, or (0, 0, fix-up metres) for the pelvis */
+    uint8_t mesh_id[16]; /**< the winning mesh (the largest UUID) */
+} slanim_active_override;
+
+/**
+ * LLVOAvatar::addAttachmentOverridesForObject for one mesh `mesh_id` (16 bytes, not the null
+ * UUID): for each of the `count` entries in order, a position above the threshold becomes the
+ * joint's position override of the mesh (its first override saves the joint's current local
+ * position, restored when the last one goes), then, when `lock_scale_if_joint_position` is
+ * non-zero, a scale override of the joint's default scale; a given scale becomes a scale
+ * override. A non-zero `pelvis_offset` (metres along Z, the skin's `pelvis_offset`) adds a
+ * pelvis fix-up keyed by the mesh (slanim_avatar_pelvis_fixup). The mesh then counts as
+ * applied even when no entry passed the threshold. `overrides` may be null when count is 0.
+ * Nothing changes on error.
+ * Errors: NULL_ARGUMENT (mesh_id; overrides with count > 0), INVALID_HANDLE; OUT_OF_RANGE (the
+ * null UUID, a joint index out of range, a non-finite position, scale or pelvis offset, the
+ * avatar already has 65535 meshes applied); ALREADY_EXISTS (this mesh's overrides are already
+ * applied: the viewer skips such a mesh; remove it first to change them).
+ */
+SLANIM_API slanim_status slanim_avatar_add_attachment_overrides(slanim_world* world, slanim_avatar avatar,
+                                                                const uint8_t* mesh_id,
+                                                                const slanim_joint_override* overrides,
+                                                                size_t count, int lock_scale_if_joint_position,
+                                                                float pelvis_offset);
+
+/** LLSD text encodings accepted by slanim_avatar_add_attachment_overrides_from_skin. */
+typedef enum slanim_llsd_format {
+    SLANIM_LLSD_XML = 0,     /**< LLSD XML (<llsd><map>...</map></llsd>, LLSDXMLParser) */
+    SLANIM_LLSD_NOTATION = 1 /**< LLSD notation ({'joint_names':[...], ...}, LLSDNotationParser) */
+} slanim_llsd_format;
+
+/**
+ * The same from a mesh's skin info (LLMeshSkinInfo::fromLLSD, then the loop of
+ * addAttachmentOverridesForObject): `skin` is the skin block's LLSD map as text (`size` bytes,
+ * in `format`) with `joint_names` (array of strings) and optionally `alt_inverse_bind_matrix`
+ * (one array of 16 reals per joint, row-major: the translation, elements 12, 13, 14, is the
+ * joint's local position), `pelvis_offset` (real) and `lock_scale_if_joint_position`
+ * (boolean). Joint names resolve as the viewer's getJoint; unknown names are skipped and
+ * counted in *unknown_joints (optional). No alternate matrices: no joint overrides (the mesh
+ * still counts as applied). *joints (optional) receives the number of joint entries used.
+ * The mesh asset's own encoding (zlib-compressed binary LLSD) is not read here: the host
+ * decodes it and passes the skin map as XML or notation.
+ * Errors: as slanim_avatar_add_attachment_overrides, plus NULL_ARGUMENT (skin with size > 0),
+ * OUT_OF_RANGE (format), INVALID_DATA (malformed LLSD, a missing or mistyped field, a matrix
+ * count different from the joint-name count: the message names the LLSD path).
+ */
+SLANIM_API slanim_status slanim_avatar_add_attachment_overrides_from_skin(slanim_world* world, slanim_avatar avatar,
+                                                                          const uint8_t* mesh_id, const char* skin,
+                                                                          size_t size, int32_t format,
+                                                                          int32_t* joints, int32_t* unknown_joints);
+
+/**
+ * LLVOAvatar::removeAttachmentOverridesForObject: drops the mesh's position and scale
+ * overrides of every joint (each joint gets the new active value, or the value saved before
+ * its first override) and its pelvis fix-up, then sets the pelvis's local position to 0 (the
+ * viewer's SL-315 step). Errors: NULL_ARGUMENT, INVALID_HANDLE, OUT_OF_RANGE (null UUID),
+ * NOT_FOUND (the mesh's overrides are not applied; nothing changed).
+ */
+SLANIM_API slanim_status slanim_avatar_remove_attachment_overrides(slanim_world* world, slanim_avatar avatar,
+                                                                   const uint8_t* mesh_id);
+/** LLVOAvatar::clearAttachmentOverrides: every joint gets its value from before its overrides;
+ *  pelvis fix-ups are dropped. OK also when there was nothing to clear. Errors: INVALID_HANDLE. */
+SLANIM_API slanim_status slanim_avatar_clear_attachment_overrides(slanim_world* world, slanim_avatar avatar);
+/**
+ * LLVOAvatar::resetSkeleton(false) for the joints: every joint's local position, rotation and
+ * scale back to the rest pose (plus the avatar's skeletal visual params when it has an
+ * appearance), then every applied override again on top. Undoes positions an animation left
+ * behind. Motions keep playing. Errors: INVALID_HANDLE.
+ */
+SLANIM_API slanim_status slanim_avatar_reset_skeleton(slanim_world* world, slanim_avatar avatar);
+
+/** The active position override of `joint` (hasAttachmentPosOverride): out->found = 0 when
+ *  none. Errors: NULL_ARGUMENT, INVALID_HANDLE, OUT_OF_RANGE (joint). */
+SLANIM_API slanim_status slanim_avatar_active_position_override(const slanim_world* world, slanim_avatar avatar,
+                                                                int32_t joint, slanim_active_override* out);
+/** The active scale override of `joint` (hasAttachmentScaleOverride). As above. */
+SLANIM_API slanim_status slanim_avatar_active_scale_override(const slanim_world* world, slanim_avatar avatar,
+                                                             int32_t joint, slanim_active_override* out);
+/**
+ * The active pelvis fix-up (hasPelvisFixup): value = (0, 0, fix-up metres). The viewer adds it
+ * to the avatar's render position along Z (LLVOAvatar::getRenderPosition); slanim does not
+ * place avatars in the world, so the host adds it. Errors: NULL_ARGUMENT, INVALID_HANDLE.
+ */
+SLANIM_API slanim_status slanim_avatar_pelvis_fixup(const slanim_world* world, slanim_avatar avatar,
+                                                    slanim_active_override* out);
+/**
+ * The meshes whose overrides are applied (mActiveOverrideMeshes), in the order added: 16 bytes
+ * each into `mesh_ids`; `capacity` and `needed` count bytes (16 × meshes).
+ * Errors: NULL_ARGUMENT, INVALID_HANDLE, BUFFER_TOO_SMALL.
+ */
+SLANIM_API slanim_status slanim_avatar_attachment_override_meshes(const slanim_world* world, slanim_avatar avatar,
+                                                                  uint8_t* mesh_ids, size_t capacity, size_t* needed);
+/**
+ * LLAvatarAppearance::computeBodySize on the avatar's current local pose: pelvis-to-foot height
+ * (mPelvisToFoot) and body height (mBodySize.mV[VZ]), metres; each output optional. 0 for a
+ * skeleton missing one of the bones it reads. The viewer places the avatar root at render
+ * position + hover − (0.5 · height − pelvis_to_foot). Errors: INVALID_HANDLE.
+ */
+SLANIM_API slanim_status slanim_avatar_body_size(const slanim_world* world, slanim_avatar avatar,
+                                                 float* pelvis_to_foot, float* height);
 
 /* ========================================================================================== */
-/* END of the reserved section                                                                */
+/* Procedural motions: breathe, body noise, head and eye look-at                              */
 /* ========================================================================================== */
+/*
+ * The viewer's always-on procedural motions (LLVOAvatar::startDefaultMotions;
+ * docs/procedural-motions.md): breathe (LLBreatheMotionRot: mChest), body noise
+ * (LLBodyNoiseMotion: mTorso, additive), head rot (LLHeadRotMotion: mTorso, mNeck, mHead toward
+ * the look-at target) and eye (LLEyeMotion: saccades, look-aways, blinks — the Blink_Left /
+ * Blink_Right visual params when the avatar has an appearance — and the eyes toward the target).
+ * All off for a new avatar. Their random numbers come from a per-avatar seed: results are
+ * deterministic and identical for every thread count.
+ */
+
+#define SLANIM_PROCEDURAL_BREATHE    0x1u
+#define SLANIM_PROCEDURAL_BODY_NOISE 0x2u
+#define SLANIM_PROCEDURAL_HEAD_ROT   0x4u
+#define SLANIM_PROCEDURAL_EYE        0x8u
+#define SLANIM_PROCEDURAL_ALL        0xFu
+
+/**
+ * Starts the procedural motions in `flags` (SLANIM_PROCEDURAL_* ORed) that are not running and
+ * stops the others (they ease out), in the viewer's start order. 0 stops all.
+ * Errors: INVALID_HANDLE; OUT_OF_RANGE (a bit outside SLANIM_PROCEDURAL_ALL; nothing changed);
+ * UNSUPPORTED (the avatar's skeleton lacks a requested motion's joints: the message names it;
+ * the rest of `flags` is applied).
+ */
+SLANIM_API slanim_status slanim_avatar_set_procedural_motions(slanim_world* world, slanim_avatar avatar,
+                                                              uint32_t flags);
+
+/** How slanim_avatar_set_look_at's target is given. */
+typedef enum slanim_look_at_frame {
+    /** A point in the avatar-root frame (metres, X forward, Y left, Z up; the pelvis rests at
+     *  the origin): each frame the head's position is subtracted, as
+     *  LLHUDEffectLookAt::calcTargetPosition does. A host with region coordinates converts
+     *  first: p_root = (p_region − root position) rotated by the inverse root rotation. */
+    SLANIM_LOOK_AT_AVATAR_ROOT = 0,
+    /** The viewer's "LookAtPoint" itself: the vector from the head joint to the target,
+     *  avatar-root axes, metres. */
+    SLANIM_LOOK_AT_HEAD_OFFSET = 1
+} slanim_look_at_frame;
+
+/**
+ * The avatar's look-at target (LLCharacter::setAnimationData("LookAtPoint")), read by the head
+ * and eye motions and by custom motions (slanim_custom_frame.look_at). `target`: 3 floats.
+ * Errors: NULL_ARGUMENT, INVALID_HANDLE, OUT_OF_RANGE (frame, a non-finite coordinate).
+ */
+SLANIM_API slanim_status slanim_avatar_set_look_at(slanim_world* world, slanim_avatar avatar, const float* target,
+                                                   int32_t frame);
+/** No target (removeAnimationData("LookAtPoint")): the head follows the root, the eyes look
+ *  ahead. Errors: INVALID_HANDLE. */
+SLANIM_API slanim_status slanim_avatar_clear_look_at(slanim_world* world, slanim_avatar avatar);
+
+/* ========================================================================================== */
+/* Custom motions (C callbacks)                                                               */
+/* ========================================================================================== */
+/*
+ * A custom motion is a motion whose joint states the host computes each frame (the viewer's
+ * LLMotion subclasses): registered in a world under a 16-byte motion id for one skeleton, then
+ * started, stopped and queried by id with slanim_avatar_start_motion / slanim_avatar_stop_motion
+ * / slanim_avatar_is_motion_active, like a cached .anim. The controller applies every rule of
+ * a motion to it: ease in/out, stop and deprecation (restarting an easing instance makes a
+ * fresh one), LOD fade below min_pixel_area, joint signatures (a fully weighted instance whose
+ * joints are all covered by newer motions of higher or equal priority is not updated), then the
+ * per-joint priority blend, NORMAL or ADDITIVE, as for keyframe motions.
+ *
+ * Callbacks and threads (read this):
+ *  - update() runs during slanim_world_step on one of the world's worker threads (the calling
+ *    thread when the world has threads = 1): for one instance, one call at a time; instances of
+ *    different avatars run concurrently on different threads. It must not call any slanim
+ *    function on that world, and must lock whatever it shares between instances.
+ *  - create() runs on the thread calling slanim_avatar_start_motion. destroy() runs when the
+ *    instance is freed: on a worker thread during slanim_world_step, or on the thread calling
+ *    slanim_avatar_stop_motion / _stop_all_motions / _destroy, slanim_world_destroy.
+ *  - `user` (and whatever it points to) must stay valid until the world is destroyed: instances
+ *    may outlive slanim_world_unregister_custom_motion (playing ones keep playing).
+ *  - A callback must not let an exception or a longjmp cross it.
+ */
+
+/** Joint channels (the .anim usage bits). */
+#define SLANIM_USAGE_POSITION 0x1u
+#define SLANIM_USAGE_ROTATION 0x2u
+#define SLANIM_USAGE_SCALE    0x4u
+
+/** One joint a custom motion drives (LLMotion::addJointState). */
+typedef struct slanim_custom_joint {
+    int32_t joint;    /**< skeleton joint index; each joint at most once per motion */
+    uint32_t usage;   /**< SLANIM_USAGE_* ORed, at least one. Note (viewer rule): joint
+                           signatures ignore scale */
+    int32_t priority; /**< this joint's priority 0 (LOW) … 6, or -1: the motion's priority */
+} slanim_custom_joint;
+
+#define SLANIM_BLEND_NORMAL 0
+#define SLANIM_BLEND_ADDITIVE 1
+
+/**
+ * What update() gets besides its joint states. Valid during the call only.
+ * The avatar's pose is the one the last step left (before this frame's blend), indexed by
+ * skeleton joint: local (parent frame) and model (avatar-root frame) rotations (4 floats x y z w
+ * each) and positions (3 floats each); null when not available.
+ */
+typedef struct slanim_custom_frame {
+    float time;       /**< seconds since activation (onUpdate's time), >= 0 */
+    float dt;         /**< this frame's step for the avatar, seconds (after the time factor) */
+    float weight;     /**< the instance's pose weight this frame, [0, 1], for information */
+    int32_t has_look_at; /**< 1 when the avatar has a look-at target */
+    float look_at[3]; /**< the vector from the head joint to the target, metres, avatar-root
+                           axes (the viewer's "LookAtPoint"); zeros when has_look_at is 0 */
+    int32_t skeleton_joint_count;  /**< joints of the skeleton (length of the pose arrays) */
+    const float* local_rotations;  /**< 4 × skeleton_joint_count */
+    const float* local_positions;  /**< 3 × skeleton_joint_count */
+    const float* model_rotations;  /**< 4 × skeleton_joint_count */
+    const float* model_positions;  /**< 3 × skeleton_joint_count */
+    int32_t joint_count; /**< the motion's joints (length of the state arrays) */
+    uint64_t avatar;     /**< the avatar's slanim_avatar handle (an identifier only: see the
+                              thread rules) */
+} slanim_custom_frame;
+
+/** Creates one instance (the viewer's registry makes one LLMotion per avatar and per restart).
+ *  `seed`: per-avatar, per-start value for deterministic random numbers. May return null (a
+ *  stateless motion): the pointer is only handed back to update and destroy. */
+typedef void* (*slanim_custom_create_fn)(void* user, uint64_t seed);
+/** Frees an instance made by create (optional; called also for a null instance). */
+typedef void (*slanim_custom_destroy_fn)(void* user, void* instance);
+/**
+ * Writes this frame's joint states (onUpdate): `rotations` (4 floats per motion joint, local,
+ * x y z w), `positions` (3 floats, metres, parent frame), `scales` (3 floats, null when no
+ * joint uses SLANIM_USAGE_SCALE), indexed like the description's joints. They hold what the
+ * instance wrote last frame (first: identity, zero, one). Only the channels in each joint's
+ * usage are blended. Return non-zero to keep running, 0 to stop (the motion eases out; the
+ * states written are still blended this frame).
+ */
+typedef int (*slanim_custom_update_fn)(void* user, void* instance, const slanim_custom_frame* frame,
+                                       float* rotations, float* positions, float* scales);
+
+/** A custom motion's fixed properties (LLMotion's virtual getters) and callbacks. */
+typedef struct slanim_custom_motion_desc {
+    const slanim_custom_joint* joints; /**< copied at registration */
+    size_t joint_count;                /**< >= 1 */
+    int32_t priority;    /**< getPriority(): 0 (LOW) … 6. Default 1 */
+    int32_t blend_type;  /**< SLANIM_BLEND_NORMAL (default) or SLANIM_BLEND_ADDITIVE */
+    float ease_in;       /**< seconds, finite, >= 0. Default 0 */
+    float ease_out;      /**< seconds, finite, >= 0. Default 0 */
+    int32_t loop;        /**< getLoop(), 0 or 1. Default 1 */
+    float duration;      /**< seconds, finite, >= 0; 0 = runs until stopped or update returns 0;
+                              a non-looping motion with a duration eases out at
+                              duration − ease_out. Default 0 */
+    float min_pixel_area; /**< LOD fade threshold, pixels² (slanim_avatar_set_pixel_area), finite,
+                               >= 0. Default 40 */
+    int32_t can_deprecate; /**< canDeprecate(), 0 or 1. Default 1 */
+    slanim_custom_create_fn create;   /**< optional (null: every instance is null) */
+    slanim_custom_destroy_fn destroy; /**< optional */
+    slanim_custom_update_fn update;   /**< required */
+    void* user;                       /**< passed to every callback; see the lifetime rule */
+} slanim_custom_motion_desc;
+
+/** Fills `desc` with the defaults above (no joints, no callbacks). Errors: NULL_ARGUMENT. */
+SLANIM_API slanim_status slanim_custom_motion_desc_init(slanim_custom_motion_desc* desc);
+
+/**
+ * Registers a custom motion in `world` under `motion_id` (16 bytes) for avatars of `skeleton`
+ * (an avatar of another skeleton object is accepted when its skeleton has the same joints, by
+ * count and name). The description and its joints are copied.
+ * Errors: NULL_ARGUMENT (world, motion_id, skeleton, desc, desc->update, desc->joints),
+ * INVALID_HANDLE; OUT_OF_RANGE (a field outside its range; a joint index out of range or
+ * repeated, empty or unknown usage bits, a joint priority outside -1..6: the message names the
+ * entry); ALREADY_EXISTS (the id is a registered custom motion or a motion in the cache:
+ * custom and .anim ids share one space).
+ */
+SLANIM_API slanim_status slanim_world_register_custom_motion(slanim_world* world, const uint8_t* motion_id,
+                                                             const slanim_skeleton* skeleton,
+                                                             const slanim_custom_motion_desc* desc);
+/**
+ * Forgets a custom motion id: later starts fail with NOT_FOUND; playing instances keep
+ * playing (stop them first to end them) and still answer stop / is_active by id until the
+ * avatar starts another motion under that id. Errors: NULL_ARGUMENT, INVALID_HANDLE, NOT_FOUND.
+ */
+SLANIM_API slanim_status slanim_world_unregister_custom_motion(slanim_world* world, const uint8_t* motion_id);
+/** *registered = 1 when `motion_id` is a registered custom motion of the world, else 0. */
+SLANIM_API slanim_status slanim_world_has_custom_motion(const slanim_world* world, const uint8_t* motion_id,
+                                                        int* registered);
 
 #ifdef __cplusplus
 } /* extern "C" */
