@@ -224,15 +224,15 @@ void World::apply_constraints_at(std::size_t i) {
     // Oldest first, so the newest motion's constraints act last on a shared chain.
     for (std::size_t k = active.size(); k-- > 0;) {
         MotionInstance& m = *active[k];
-        if (!m.evaluate || m.constraints.constraints.empty()) continue;
+        if (!m.evaluate || !m.ik) continue;
         ik::ApplyConstraintsJob job;
         job.skeleton = skeletons_[i].get();
-        job.constraints = m.constraints.constraints;
-        job.states = m.constraint_states;
+        job.constraints = m.ik->constraints.constraints;
+        job.states = m.ik->states;
         job.base_priority = m.clip->base_priority();
         job.time = m.curve_time;
         job.last_update_time = m.last_update_time;
-        job.joint_mask = m.joint_mask;
+        job.joint_mask = m.ik->joint_mask;
         job.pose_weight = m.pose_weight;
         job.clip = m.clip.get();
         job.frame_dt = mc.frame_dt();
@@ -240,7 +240,7 @@ void World::apply_constraints_at(std::size_t i) {
         job.ground = ik_[i].ground;
         job.settings = settings;
         job.pose = local_[i].view();
-        job.reports = m.constraint_reports;
+        job.reports = m.ik->reports;
         job.time_solves = ik_timing_;
         job.run();
     }

@@ -135,6 +135,8 @@ public:
     virtual bool update(const CustomMotionContext& ctx, CustomMotionStates& states) = 0;
     /// `onDeactivate()`.
     virtual void on_deactivate() {}
+    /// Bytes this object holds (itself and what it owns), for World::avatar_state_bytes.
+    [[nodiscard]] virtual std::size_t footprint_bytes() const { return sizeof(CustomMotion); }
 };
 
 /// A custom motion's id and properties, built for one skeleton; shared (immutable) by every
