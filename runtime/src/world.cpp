@@ -155,7 +155,8 @@ World::World(const WorldOptions& options) : exec_(std::make_unique<Exec>()), poo
                     else
                         w.controller_at(i).control(l.mode == LodMode::Full && l.behind == 0.f ? dt : l.control_dt);
                 }});
-    add_system({Phase::Sample, "keyframe_sampling", {kController}, {kController, kJointStates}, {},
+    // Custom motions (custom_motion.hpp) update here too, reading the pose the last step left.
+    add_system({Phase::Sample, "keyframe_sampling", {kController, kLocalPose, kModelPose}, {kController, kJointStates}, {},
                 [](World& w, std::size_t i, float, WorkerScratch& s) {
                     const LocalPose& lp = w.local_pose_at(i);
                     const ModelPose& mp = w.model_pose_at(i);
