@@ -355,7 +355,7 @@ const ModelPose& World::model_pose(Entity e) const { return model_[dense_index(e
 bool World::set_procedural_motions(Entity e, const ProceduralSet& set) {
     const std::uint32_t d = dense_index(e);
     if (d == kNoDense) return false;
-    const Skeleton* key = skeletons_[d].get();
+    const std::shared_ptr<const Skeleton>& key = skeletons_[d];
     const ProceduralMotionTypes* types = nullptr;
     for (const auto& [s, t] : procedural_types_)
         if (s == key) types = &t;

@@ -157,9 +157,9 @@ public:
     [[nodiscard]] const std::string& name() const { return shape_->name(); }
     /// The motion's shape as a clip without animation (one constant key per rot/pos channel):
     /// what the controller reads for timing, priorities and joint signatures, and the id
-    /// MotionController::stop / is_active take.
+    /// MotionController::stop / is_active take. Start the motion with start_custom (start()
+    /// with the shape would play its constant keys as a keyframe motion).
     [[nodiscard]] const MotionClip& shape() const { return *shape_; }
-    [[nodiscard]] std::shared_ptr<const MotionClip> shape_ptr() const { return shape_; }
     /// Resolved priority of spec().joints[k] (joint priority, else the motion's).
     [[nodiscard]] std::int8_t joint_priority(std::size_t k) const { return priorities_[k]; }
     [[nodiscard]] int num_skeleton_joints() const { return shape_->num_skeleton_joints(); }
