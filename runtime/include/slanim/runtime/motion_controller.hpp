@@ -44,7 +44,9 @@ struct PoseInput {
 enum class LookAtFrame : std::uint8_t {
     /// A point in the avatar-root frame (X forward, Y left, Z up, metres; the pelvis rests at
     /// the origin): each frame the head's model position (last step's pose) is subtracted, as
-    /// `LLHUDEffectLookAt::calcTargetPosition` subtracts the head's world position.
+    /// `LLHUDEffectLookAt::calcTargetPosition` subtracts the head's world position. (A
+    /// controller sampled without a pose, sample() with no PoseInput, uses the point as the
+    /// offset.)
     AvatarRoot,
     /// The viewer's "LookAtPoint" itself: the vector from the head joint to the target, in
     /// avatar-root axes.
