@@ -32,6 +32,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "slanim/core/clip.hpp"
@@ -42,6 +43,10 @@
 namespace slanim {
 
 enum class BlendType : std::uint8_t { Normal, Additive };
+
+// CustomMotionStates are handed to C callbacks as plain float arrays.
+static_assert(sizeof(Quat) == 4 * sizeof(float) && std::is_standard_layout_v<Quat>, "Quat = float[4]");
+static_assert(sizeof(Vec3) == 3 * sizeof(float) && std::is_standard_layout_v<Vec3>, "Vec3 = float[3]");
 
 /// One joint a custom motion drives (an `LLJointState` added by `LLMotion::addJointState`).
 struct CustomJoint {
