@@ -195,7 +195,7 @@ std::optional<int> setup(const char* cmd, std::ostream& err, const GfxOptions& o
         auto r = s.playback->set_world_setup([la, skeleton, spec, current, live, procedural, look_at](
                                                  World& world, Entity avatar) -> Result<bool> {
             // The viewer's procedural motions (older than the clips, which start after this).
-            if (!world.set_procedural_motions(avatar, procedural))
+            if (procedural != ProceduralSet{} && !world.set_procedural_motions(avatar, procedural))
                 return Error{"--procedural: the skeleton lacks the joints of a requested motion"};
             if (look_at) world.set_look_at(avatar, *look_at);
             if (la) {
