@@ -14,7 +14,7 @@ PACKAGES=(
   libcpp-httplib-dev                  # slanim relay (HTTP)
   libtinygltf-dev                     # slanim play --mesh-out (glTF)
   libtbb-dev                          # parallel phases of the runtime (oneTBB)
-  python3 python3-numpy               # scripts/fuzz_corpus_keep.py; the Python module's pose arrays
+  python3 python3-numpy python3-matplotlib  # fuzz corpus script; the Python module (NumPy) and its plot example
   nats-server libnats-dev             # relay federation over NATS (broker for tests, C client)
 )
 # Node.js and npm run the Khronos glTF validator of the glTF tests (tests/tools/gltf): Debian's

@@ -3,7 +3,8 @@
 # Usage: scripts/test.sh [--sanitize | --tsan]
 #   --sanitize: ASan + UBSan build in build-asan/, every test
 #   --tsan:     ThreadSanitizer build in build-tsan/, the threaded code's tests: the runtime suite
-#               (the world runs on two threads by default) and `slanim crowd`
+#               (the world runs on two threads by default), `slanim crowd` and the C API
+#               (worlds on several threads sharing a skeleton)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=build
@@ -13,8 +14,8 @@ FILTER=()
 if [ "${1:-}" = "--tsan" ]; then
   BUILD=build-tsan
   EXTRA=(-DSLANIM_TSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSLANIM_BUILD_BENCHMARKS=OFF)
-  TARGETS=(--target slanim_runtime_tests slanim_cli_tests slanim)
-  FILTER=(-R '^(World|Crowd|Lod|Controller|LocalToModel|Appearance|EmoteMotion|HandMotion|PuppetryStream|RealPlay|CrowdCli|CustomMotion|Procedural)[.]')
+  TARGETS=(--target slanim_runtime_tests slanim_cli_tests slanim slanim_capi_tests slanim_capi_c_test)
+  FILTER=(-R '^(World|Crowd|Lod|Controller|LocalToModel|Appearance|EmoteMotion|HandMotion|PuppetryStream|RealPlay|CrowdCli|CustomMotion|Procedural|CApi|capi)[.]')
   export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/scripts/tsan.supp"
 elif [ "${1:-}" = "--sanitize" ]; then
   BUILD=build-asan

@@ -303,6 +303,7 @@ Result<std::unique_ptr<Appearance>> Appearance::create(std::shared_ptr<const App
     }
     a->blink_left_ = model->find("Blink_Left");
     a->blink_right_ = model->find("Blink_Right");
+    a->touched_.assign(static_cast<std::size_t>(model->skeleton().num_joints()), 0);
     a->seen_.reserve(32);
     a->seen_next_.reserve(32);
     a->hand_.activate(a->state_);
@@ -364,6 +365,8 @@ bool Appearance::morph(const MotionController& controller, LocalPose& local) {
     job.state = &state_;
     job.pose = local.view();
     job.stats = &stats_;
+    if (state_.dirty()) std::fill(touched_.begin(), touched_.end(), std::uint8_t{0});
+    job.touched = touched_;
     job.run();
     return stats_.skeletal_applied > 0;
 }
@@ -407,8 +410,12 @@ void add_appearance_systems(World& world) {
                       [](World& w, std::size_t i, float, WorkerScratch&) {
                           Appearance* a = w.appearance_at(i);
                           if (!a) return;
-                          // Skeletal params moved joints: refresh the model pose.
-                          if (a->morph(w.controller_at(i), w.local_pose_at(i))) w.update_model_pose_at(i);
+                          // Skeletal params moved joints: an active attachment override replaces
+                          // what they wrote (LLPolySkeletalDistortion::apply), then the model pose.
+                          if (a->morph(w.controller_at(i), w.local_pose_at(i))) {
+                              w.apply_attachment_overrides_at(i, a->touched_joints());
+                              w.update_model_pose_at(i);
+                          }
                       }});
     world.add_system({Phase::Skin, "appearance_skin", {kModelPose, kLocalPose, kAppearance},
                       {kAppearance}, {},

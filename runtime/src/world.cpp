@@ -17,6 +17,7 @@
 
 #include "slanim/core/local_to_model.hpp"
 #include "slanim/runtime/appearance.hpp"
+#include "attachment_state.hpp"
 
 namespace slanim {
 
@@ -214,6 +215,7 @@ Entity World::create_avatar(std::shared_ptr<const Skeleton> skeleton) {
     model_.push_back(std::move(mp));
     ik_.push_back({false, {}, ik::default_ground(*skeletons_.back())});
     appearance_.emplace_back();
+    overrides_.emplace_back();
     return e;
 }
 
@@ -303,6 +305,7 @@ bool World::destroy(Entity e) {
         model_[d] = std::move(model_[last]);
         ik_[d] = ik_[last];
         appearance_[d] = std::move(appearance_[last]);
+        overrides_[d] = std::move(overrides_[last]);
         dense_to_entity_[d] = dense_to_entity_[last];
         sparse_[dense_to_entity_[d] & kIndexMask] = d;
     }
@@ -315,6 +318,7 @@ bool World::destroy(Entity e) {
     model_.pop_back();
     ik_.pop_back();
     appearance_.pop_back();
+    overrides_.pop_back();
     dense_to_entity_.pop_back();
     const std::uint32_t index = e & kIndexMask;
     sparse_[index] = kNoDense;
@@ -512,10 +516,13 @@ void World::reset_profile() {
 std::size_t World::avatar_state_bytes() const {
     std::size_t bytes = pool_->live_bytes;
     for (const auto& c : controllers_) bytes += sizeof(MotionController) + c->state_bytes();
+    for (const auto& o : overrides_)
+        if (o) bytes += o->bytes();
     // One slot of every dense component array and of the handle tables.
     const std::size_t per_slot = sizeof(std::shared_ptr<const Skeleton>) + sizeof(std::unique_ptr<MotionController>) +
                                  sizeof(LocalPose) + sizeof(ModelPose) + sizeof(IkComponent) +
-                                 sizeof(std::shared_ptr<Appearance>) + sizeof(Entity) + 2 * sizeof(void*) + sizeof(LodState) +
+                                 sizeof(std::shared_ptr<Appearance>) +
+                                 sizeof(std::unique_ptr<detail::AttachmentState>) + sizeof(Entity) + 2 * sizeof(void*) + sizeof(LodState) +
                                  3 * sizeof(std::uint32_t);
     return bytes + per_slot * size();
 }

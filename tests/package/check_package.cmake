@@ -1,4 +1,4 @@
-# cmake -DBUILD_DIR=… -DSOURCE_DIR=… -DWORK_DIR=… -DGENERATOR=… -DCXX=… -P check_package.cmake
+# cmake -DBUILD_DIR=… -DSOURCE_DIR=… -DWORK_DIR=… -DGENERATOR=… -DCXX=… -DCC=… -P check_package.cmake
 # See tests/package/CMakeLists.txt.
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -12,10 +12,11 @@ file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 
-foreach(consumer core runtime)
+foreach(consumer core runtime c)
   set(bin ${WORK_DIR}/${consumer})
   run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/${consumer}_consumer -B ${bin} -G ${GENERATOR}
-      -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=Release)
+      -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_C_COMPILER=${CC}
+      -DCMAKE_BUILD_TYPE=Release)
   run(${CMAKE_COMMAND} --build ${bin})
   run(${bin}/${consumer}_consumer)
   message(STATUS "${run_out}")
@@ -51,3 +52,20 @@ foreach(module formats appearance puppetry ik runtime net)
 endforeach()
 run(${PKG_CONFIG} --libs --static slanim-runtime)
 message(STATUS "pkg-config slanim-runtime: ${run_out}")
+
+# pkg-config slanim: the C API in libslanim.so, for a C program with nothing but slanim.h. No
+# C++ flag, no static module, no third-party library on the line.
+run(${PKG_CONFIG} --cflags --libs slanim)
+string(STRIP "${run_out}" c_flags)
+message(STATUS "pkg-config slanim: ${c_flags}")
+if(NOT c_flags MATCHES "-lslanim( |$)" OR c_flags MATCHES "c\\+\\+|slanim_|tbb|fmt|pugixml")
+  message(FATAL_ERROR "pkg-config slanim: unexpected flags ${c_flags}")
+endif()
+run(${PKG_CONFIG} --variable=libdir slanim)
+string(STRIP "${run_out}" c_libdir)
+separate_arguments(c_args UNIX_COMMAND "${c_flags}")
+run(${CC} -std=c99 -Wall -Wextra -Werror -pedantic ${SOURCE_DIR}/c_consumer/main.c -o ${WORK_DIR}/c_pc
+    ${c_args} -Wl,-rpath,${c_libdir})
+run(${WORK_DIR}/c_pc)
+message(STATUS "${run_out}")
+run(${PKG_CONFIG} --exists --print-errors slanim-all slanim-capi)

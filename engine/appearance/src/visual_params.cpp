@@ -502,6 +502,7 @@ bool VisualParamUpdateJob::validate() const {
     if (!state) return false;
     const auto n = static_cast<std::size_t>(state->model().skeleton().num_joints());
     const bool no_pose = pose.positions.empty() && pose.scales.empty();
+    if (!touched.empty() && touched.size() < n) return false;
     return no_pose || (pose.positions.size() >= n && pose.scales.size() >= n);
 }
 
@@ -553,12 +554,14 @@ bool VisualParamUpdateJob::run() const {
                     const Vec3 ds = d * b.scale;
                     s.scale_deltas_[b.joint] += ds;
                     if (has_pose) pose.scales[b.joint] += ds;
+                    if (!touched.empty()) touched[b.joint] |= 2u;
                 }
                 for (const JointOffsetBinding& b :
                      m.offset_bindings().subspan(info.offsets_first, info.offsets_count)) {
                     const Vec3 dp = eff * b.offset - last * b.offset;
                     s.position_deltas_[b.joint] += dp;
                     if (has_pose) pose.positions[b.joint] += dp;
+                    if (!touched.empty()) touched[b.joint] |= 1u;
                 }
                 ++s.skeleton_serial_;
                 s.last_[p] = eff;

@@ -2,6 +2,8 @@
 // Visual params at run time: morphs, drivers, skeletal params, wearables (spec §6.1–§6.3).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -317,6 +319,41 @@ TEST(VisualParams, VolumeMorphsMoveAndScaleCollisionVolumes) {
     update(s);
     expect_vec(s.joint_scale_deltas()[belly], {0.05f, 0.f, 0.f});
     expect_vec(s.joint_position_deltas()[belly], {0.f, 0.f, 0.005f});
+}
+
+// The job marks the joints skeletal params moved (bit 1) and scaled (bit 2), which the runtime
+// uses to put attachment overrides back (LLPolySkeletalDistortion::apply writes through them);
+// volume morphs mark nothing (the viewer writes collision volumes without overrides).
+TEST(VisualParams, TouchedMarksTheJointsSkeletalParamsWrite) {
+    Fixture f;
+    AppearanceState s(f.model);
+    const Skeleton& sk = f.model->skeleton();
+    Pose pose(sk);
+    update(s, pose.view());
+    const auto n = static_cast<std::size_t>(sk.num_joints());
+    std::vector<std::uint8_t> touched(n, 0);
+    VisualParamUpdateJob job;
+    job.state = &s;
+    job.pose = pose.view();
+    job.touched = touched;
+    // A volume morph alone marks nothing.
+    s.set_weight(f.model->find(6), 0.5f);
+    ASSERT_TRUE(job.run());
+    EXPECT_EQ(std::count(touched.begin(), touched.end(), 0), static_cast<long>(n));
+    // The skeletal param: mTorso offset and scaled (3), its volume children scaled (2), nothing else.
+    s.set_weight(f.model->find(20), 0.5f);
+    ASSERT_TRUE(job.run());
+    const int torso = sk.find("mTorso");
+    for (std::size_t j = 0; j < n; ++j) {
+        const bool child = sk.kind(static_cast<int>(j)) == JointKind::CollisionVolume && sk.parent(static_cast<int>(j)) == torso;
+        const std::uint8_t want = static_cast<int>(j) == torso ? 3u : child ? 2u : 0u;
+        EXPECT_EQ(touched[j], want) << sk.name(static_cast<int>(j));
+    }
+    EXPECT_GE(volume_child(sk, torso), 0);
+    // Too short a span is refused.
+    std::vector<std::uint8_t> short_span(3, 0);
+    job.touched = short_span;
+    EXPECT_FALSE(job.validate());
 }
 
 TEST(VisualParams, SexSelectsTheDefaultWeightOfOtherSexParams) {

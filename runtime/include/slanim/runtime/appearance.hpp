@@ -194,6 +194,9 @@ public:
     [[nodiscard]] std::span<const SkinnedMesh> skinned() const { return skinned_; }
     /// What the last morph phase's param update did.
     [[nodiscard]] const VisualParamUpdateStats& last_update() const { return stats_; }
+    /// Joints the last morph phase's skeletal params moved (per joint: bit 1 position, bit 2
+    /// scale; VisualParamUpdateJob::touched), for the World to re-apply attachment overrides.
+    [[nodiscard]] std::span<const std::uint8_t> touched_joints() const { return touched_; }
 
     /// The morph phase for this avatar: (unless the controller is paused) starts the emotes of
     /// newly activated motions, runs the hand motion with this frame's published pose, the
@@ -214,6 +217,7 @@ private:
     AppearanceOptions options_;
     std::vector<SkinnedMesh> skinned_;
     VisualParamUpdateStats stats_;
+    std::vector<std::uint8_t> touched_;  // per skeleton joint, see touched_joints()
     ParamIndex blink_left_ = kNoParam, blink_right_ = kNoParam;
     struct Seen {
         const MotionInstance* instance;

@@ -29,6 +29,7 @@
 
 #include "slanim/core/math.hpp"
 #include "slanim/core/skeleton.hpp"
+#include "slanim/runtime/attachment_overrides.hpp"
 #include "slanim/runtime/motion_controller.hpp"
 #include "slanim/runtime/procedural.hpp"
 
@@ -59,6 +60,9 @@ inline constexpr const char* kLod = "lod";
 
 class World;
 class Appearance;
+namespace detail {
+struct AttachmentState;
+}
 
 /// Per-thread working memory a per-avatar system may use during one call (the World keeps one
 /// per worker thread; see docs/runtime-threading.md).
@@ -171,6 +175,9 @@ public:
     }
     /// The local pose, for reading and writing (the avatar gets its own scales, see LocalPose).
     LocalPose& local_pose(Entity e);
+    /// The local pose for reading only: no side effect (shared rest scales stay shared), e.g. for
+    /// joint matrices (the C API). Precondition: valid(e); do not write through its spans.
+    [[nodiscard]] const LocalPose& local_pose_read(Entity e) const { return local_[dense_index(e)]; }
     [[nodiscard]] const ModelPose& model_pose(Entity e) const;
 
     /// IK settings: every avatar uses the world's settings unless it has its own.
@@ -245,6 +252,66 @@ public:
     /// Safe to call from per-avatar systems (the pool is locked; allocates only the first time).
     void own_scales_at(std::size_t i);
 
+    // Joint attachment overrides (slanim/runtime/attachment_overrides.hpp,
+    // docs/attachment-overrides.md): per avatar, per joint, position and scale overrides keyed
+    // by the rigged mesh's UUID, the active one being the largest UUID. Written into the local
+    // pose when they change (as `LLJoint::updatePos`/`updateScale` do); animation positions
+    // are blended without them, so a playing motion that positions a joint wins, and the joint
+    // keeps the animated value after the motion stops, as in the viewer, until the override
+    // changes or reset_skeleton(). Call between steps, not during step() (they allocate; the
+    // avatar's model pose is recomputed before they return). An avatar with no overrides holds
+    // one null pointer for them.
+
+    /// `LLVOAvatar::addAttachmentOverridesForObject` for one mesh: for each entry in order, a
+    /// position above the threshold from Skeleton::default_position becomes the joint's
+    /// position override of `mesh` (`LLJoint::addAttachmentPosOverride`: the first override of
+    /// a joint saves its current local position; the local pose gets the active value when the
+    /// active value changed), then, with lock_scale_if_joint_position, a scale override of the
+    /// joint's rest scale; an explicit scale becomes a scale override (`addAttachmentScaleOverride`:
+    /// the local scale gets the active value); a non-zero pelvis_offset a pelvis fix-up. The mesh
+    /// then counts as applied even when no entry passed the threshold. Errors (nothing changed):
+    /// InvalidEntity, NullMesh, InvalidJoint, NonFinite, AlreadyActive, TooManyMeshes.
+    OverrideStatus add_attachment_overrides(Entity e, const Uuid& mesh, const AttachmentOverrides& overrides);
+    /// `LLVOAvatar::removeAttachmentOverridesForObject(mesh_id)`: drops the mesh's position and
+    /// scale overrides of every joint (a joint whose active value changed gets the new active
+    /// value, or when none is left the value saved before its first override) and its pelvis
+    /// fix-up, then sets the pelvis's local position to (0, 0, 0) (the viewer's SL-315 step, done
+    /// for every removal). NotFound (nothing changed) when the mesh's overrides are not applied
+    /// (the viewer would still zero the pelvis); InvalidEntity, NullMesh.
+    OverrideStatus remove_attachment_overrides(Entity e, const Uuid& mesh);
+    /// `LLVOAvatar::clearAttachmentOverrides`: every joint with overrides gets its value from
+    /// before them (`clearAttachmentPosOverrides`/`ScaleOverrides`); when pelvis fix-ups
+    /// existed they are dropped and the pelvis's local position is set to 0. Ok also when there
+    /// was nothing to clear; InvalidEntity.
+    OverrideStatus clear_attachment_overrides(Entity e);
+    /// `LLVOAvatar::resetSkeleton(false)` for the joints: every joint's local position,
+    /// rotation and scale back to the rest pose (plus the applied skeletal visual params of the
+    /// avatar's Appearance), then every override applied again on top (the values "before
+    /// overrides" become the reset values). This is how the viewer undoes positions an animation
+    /// left behind. Motions keep playing. InvalidEntity.
+    OverrideStatus reset_skeleton(Entity e);
+    /// The active position / scale override of `joint` (found == false for none, a bad handle or
+    /// a joint out of range). `hasAttachmentPosOverride` / `hasAttachmentScaleOverride`.
+    [[nodiscard]] ActiveOverride active_position_override(Entity e, int joint) const;
+    [[nodiscard]] ActiveOverride active_scale_override(Entity e, int joint) const;
+    /// The active pelvis fix-up (`hasPelvisFixup`), value = (0, 0, fix-up metres): the viewer adds
+    /// it to the avatar's render position along Z (`LLVOAvatar::getRenderPosition`); slanim
+    /// does not place avatars in the world, so the host adds it.
+    [[nodiscard]] ActiveOverride pelvis_fixup(Entity e) const;
+    /// Meshes whose overrides are applied (`mActiveOverrideMeshes`), in the order added; 0 / the
+    /// null UUID for a bad handle or index.
+    [[nodiscard]] std::size_t attachment_override_mesh_count(Entity e) const;
+    [[nodiscard]] Uuid attachment_override_mesh(Entity e, std::size_t k) const;
+    /// `computeBodySize` on the avatar's current local pose (see compute_body_size); zeros for
+    /// a bad handle.
+    [[nodiscard]] BodySize body_size(Entity e) const;
+    /// For the morph phase (per-avatar, no allocation): writes the active override of every
+    /// joint flagged in `touched` (bit 1: position, bit 2: scale, indexed by joint) into avatar
+    /// i's local pose — skeletal visual params write joints with `setPosition(…, true)` /
+    /// `setScale(…, true)`, so an active override replaces the param's result
+    /// (`LLPolySkeletalDistortion::apply`).
+    void apply_attachment_overrides_at(std::size_t i, std::span<const std::uint8_t> touched);
+
     /// Adds a system at the end of its phase. Returns false (and adds nothing) when it gives
     /// neither or both of `run` and `each`, or when a whole-world system would run in the sample
     /// or blend phase (the joint states between them live in per-thread scratch).
@@ -317,6 +384,9 @@ private:
     };
     std::vector<IkComponent> ik_;
     std::vector<std::shared_ptr<Appearance>> appearance_;  // null: no appearance
+    std::vector<std::unique_ptr<detail::AttachmentState>> overrides_;  // null: no overrides (runtime/src/attachment_state.hpp)
+    void set_joint_position_at(std::size_t i, int joint, Vec3 v);
+    void set_joint_scale_at(std::size_t i, int joint, Vec3 v);
     bool appearance_systems_ = false;
     ik::IkSettings default_ik_;
     bool ik_timing_ = false;

@@ -311,6 +311,11 @@ struct VisualParamUpdateJob {
     AppearanceState* state = nullptr;
     LocalPoseView pose;                     ///< optional: local pose receiving joint changes
     VisualParamUpdateStats* stats = nullptr;  ///< optional
+    /// Optional, empty or ≥ the skeleton's joints: for every joint a skeletal param moved, the
+    /// job ORs bit 1 (position) or 2 (scale) into its byte (never clears). Volume morphs do not
+    /// mark joints: the viewer writes those without attachment overrides, skeletal params with
+    /// them (`LLPolySkeletalDistortion::apply`: `setPosition(…, true)`, `setScale(…, true)`).
+    std::span<std::uint8_t> touched;
 
     [[nodiscard]] bool validate() const;
     bool run() const;
