@@ -15,6 +15,10 @@
 //        weight (no skinning).
 //   BM_CrowdPhases/avatars:1000/threads:T — one profiled step per iteration; a counter per
 //        system (us per step, summed over threads).
+//   BM_CrowdProcedural/avatars:N/procedural:P — BM_Crowd on one thread without skinning, P = 1
+//        with the viewer's four procedural motions on every avatar (breathe, body noise, head
+//        and eye look-at toward a per-avatar target; docs/procedural-motions.md): the
+//        difference of the two rows is their cost.
 //   BM_Blend4x214/slanim — PoseBlender: 4 layers of rotation + position states on every joint
 //        of the 214-joint skeleton (856 add() calls) and blend_and_apply.
 //   BM_LocalToModel214/slanim — LocalToModelJob over 214 joints.
@@ -23,6 +27,7 @@
 // label says so; skinned cases are skipped.
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -112,6 +117,30 @@ void bm_crowd(benchmark::State& state) {
             w.set_appearance(e, std::shared_ptr<Appearance>(std::move(*a)));
         }
     for (int f = 0; f < 60; ++f) w.step(kStep);  // past every ease-in
+    for (auto _ : state) {
+        w.step(kStep);
+        benchmark::ClobberMemory();
+    }
+    state.counters["us_per_avatar"] =
+        benchmark::Counter(static_cast<double>(state.iterations()) * n * 1e-6,
+                           benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["KiB_per_avatar"] = static_cast<double>(w.avatar_state_bytes()) / n / 1024.0;
+    state.SetLabel(m.label);
+}
+
+void bm_crowd_procedural(benchmark::State& state) {
+    const int n = static_cast<int>(state.range(0));
+    const bool procedural = state.range(1) != 0;
+    const Mix& m = mix();
+    World w(WorldOptions{1, 8});
+    const auto ents = populate_crowd(w, m.skeleton, m.clips, n);
+    if (procedural)
+        for (std::size_t k = 0; k < ents.size(); ++k) {
+            w.set_procedural_motions(ents[k], ProceduralSet::all());
+            const float a = static_cast<float>(k) * 0.37f;
+            w.set_look_at(ents[k], Vec3{2.f * std::cos(a), 2.f * std::sin(a), 1.4f});
+        }
+    for (int f = 0; f < 90; ++f) w.step(kStep);  // past every ease-in
     for (auto _ : state) {
         w.step(kStep);
         benchmark::ClobberMemory();
@@ -228,6 +257,12 @@ BENCHMARK(bm_crowd)
     ->ArgNames({"avatars", "threads", "skin"})
     ->ArgsProduct({{100, 1000, 5000}, {1, 2}, {0}})
     ->ArgsProduct({{100, 1000}, {1, 2}, {1}})  // an Appearance is ~3.7 MB: no 5000 skinned
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(bm_crowd_procedural)
+    ->Name("BM_CrowdProcedural")
+    ->ArgNames({"avatars", "procedural"})
+    ->ArgsProduct({{1000}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(bm_crowd_viewer)->Name("BM_CrowdViewer")->ArgNames({"avatars"})->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -40,10 +40,12 @@ const std::vector<ik::ChainInput>& real_cases() {
             w.controller(a).start(clip);
             for (int i = 0; static_cast<float>(i) / 30.f <= clip->duration(); ++i) {
                 w.step(i ? 1.f / 30.f : 0.f);
-                for (const auto& inst : w.controller(a).active())
-                    for (const auto& r : inst->constraint_reports)
+                for (const auto& inst : w.controller(a).active()) {
+                    if (!inst->ik) continue;
+                    for (const auto& r : inst->ik->reports)
                         if (r.outcome == ik::ConstraintOutcome::Applied && r.input.joints >= 2)
                             out.push_back(r.input);
+                }
             }
         }
         return out;

@@ -40,7 +40,9 @@ bool MotionController::start_custom(std::shared_ptr<const CustomMotionType> type
     StartOptions opt;
     opt.start_offset = start_offset;
     opt.blend_type = type->spec().blend_type;
-    return start_instance(type->shape_ptr(), opt, type);
+    // The instance's clip is the type's shape and keeps the type alive.
+    std::shared_ptr<const MotionClip> shape(type, &type->shape());
+    return start_instance(std::move(shape), opt, type);
 }
 
 bool MotionController::start_instance(std::shared_ptr<const MotionClip> clip, const StartOptions& opt,
@@ -67,25 +69,30 @@ bool MotionController::start_instance(std::shared_ptr<const MotionClip> clip, co
             inst->min_pixel_area = spec.min_pixel_area;
             inst->can_deprecate = spec.can_deprecate;
             auto ci = std::make_unique<CustomInstance>();
-            ci->type = custom;
+            ci->type = custom.get();
             std::uint64_t z = seed_ + 0x9E3779B97F4A7C15ull * ++instances_made_;  // splitmix64
             z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
             z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
             ci->motion = custom->instantiate(z ^ (z >> 31));
             if (!ci->motion) return false;
             const std::size_t n = spec.joints.size();
+            std::uint8_t used = 0;
+            for (const CustomJoint& j : spec.joints) used |= j.usage;
             ci->rotations.assign(n, Quat::identity());
-            ci->positions.assign(n, Vec3{});
-            bool scale = false;
-            for (const CustomJoint& j : spec.joints) scale |= (j.usage & kUsageScale) != 0;
-            if (scale) ci->scales.assign(n, Vec3{1.f, 1.f, 1.f});
-            if (spec.identity_on_deactivate && identity_joints_.size() < static_cast<std::size_t>(skeleton_->num_joints()))
-                identity_joints_.assign(static_cast<std::size_t>(skeleton_->num_joints()), 0);
+            if (used & kUsagePos) ci->positions.assign(n, Vec3{});
+            if (used & kUsageScale) ci->scales.assign(n, Vec3{1.f, 1.f, 1.f});
+            // Room for every joint a deactivation may reset, so deactivating never allocates.
+            if (spec.identity_on_deactivate)
+                identity_joints_.reserve(std::min(identity_joints_.capacity() + n, static_cast<std::size_t>(skeleton_->num_joints())));
             inst->custom = std::move(ci);
         } else {
-            inst->constraints = ik::resolve_constraints(*inst->clip, *skeleton_);
-            inst->constraint_states.assign(inst->constraints.constraints.size(), {});
-            inst->constraint_reports.assign(inst->constraints.constraints.size(), {});
+            ik::ConstraintSet set = ik::resolve_constraints(*inst->clip, *skeleton_);
+            if (!set.constraints.empty()) {
+                inst->ik = std::make_unique<InstanceConstraints>();
+                inst->ik->states.assign(set.constraints.size(), {});
+                inst->ik->reports.assign(set.constraints.size(), {});
+                inst->ik->constraints = std::move(set);
+            }
         }
         m = inst.get();
         all_.push_back(std::move(inst));
@@ -189,12 +196,17 @@ void MotionController::stop_all(bool immediate) {
 void MotionController::deactivate(MotionInstance& m) {
     m.active = false;
     m.pose_weight = 0.f;
-    for (auto& st : m.constraint_states) st.active = false;  // onDeactivate
+    if (m.ik)
+        for (auto& st : m.ik->states) st.active = false;  // onDeactivate
     if (m.custom) {
         m.custom->motion->on_deactivate();
         const CustomMotionSpec& spec = m.custom->type->spec();
         if (spec.identity_on_deactivate) {  // LLEyeMotion::onDeactivate
-            for (const CustomJoint& j : spec.joints) identity_joints_[static_cast<std::size_t>(j.joint)] = 1;
+            for (const CustomJoint& j : spec.joints) {
+                const auto joint = static_cast<std::int16_t>(j.joint);
+                if (std::find(identity_joints_.begin(), identity_joints_.end(), joint) == identity_joints_.end())
+                    identity_joints_.push_back(joint);
+            }
             identity_pending_ = true;
         }
     }
@@ -218,7 +230,7 @@ void MotionController::on_update(MotionInstance& m, float t, bool& alive,
     if (!m.custom) m.curve_time = motion_time_to_curve_time(*m.clip, t, m.stopped, m.loop, alive);
     m.last_update_time = m.update_time;
     m.update_time = std::max(t, 0.f);
-    if (joint_mask) std::memcpy(m.joint_mask.data(), joint_mask, m.joint_mask.size());
+    if (joint_mask && m.ik) std::memcpy(m.ik->joint_mask.data(), joint_mask, m.ik->joint_mask.size());
 }
 
 void MotionController::update_idle(MotionInstance& m) {
@@ -433,11 +445,9 @@ void MotionController::blend(const LocalPoseView& pose, BlendScratch& scratch) {
     if (identity_pending_) {
         // Joints of deactivated motions that reset them (LLEyeMotion::onDeactivate), before
         // this frame's states are applied over them.
-        for (std::size_t j = 0; j < identity_joints_.size() && j < pose.rotations.size(); ++j)
-            if (identity_joints_[j]) {
-                pose.rotations[j] = Quat::identity();
-                identity_joints_[j] = 0;
-            }
+        for (const std::int16_t j : identity_joints_)
+            if (static_cast<std::size_t>(j) < pose.rotations.size()) pose.rotations[static_cast<std::size_t>(j)] = Quat::identity();
+        identity_joints_.clear();
         identity_pending_ = false;
     }
     for (MotionInstance* m : blend_order_) {
@@ -447,7 +457,7 @@ void MotionController::blend(const LocalPoseView& pose, BlendScratch& scratch) {
             const auto& joints = ci.type->spec().joints;
             for (std::size_t k = 0; k < joints.size(); ++k) {
                 JointStateRef s;
-                s.position = ci.positions.data() + k;
+                s.position = ci.positions.empty() ? nullptr : ci.positions.data() + k;
                 s.rotation = ci.rotations.data() + k;
                 s.scale = ci.scales.empty() ? nullptr : ci.scales.data() + k;
                 s.weight = m->pose_weight;
@@ -483,21 +493,22 @@ std::size_t MotionController::state_bytes() const {
     std::size_t bytes = (all_.capacity() + active_.capacity()) * sizeof(void*) +
                         blend_order_.capacity() * sizeof(MotionInstance*);
     const auto add = [&](const MotionInstance& m) {
-        bytes += sizeof(MotionInstance) +
-                 (m.cursor.rot.capacity() + m.cursor.pos.capacity()) * sizeof(std::uint32_t) +
-                 m.constraints.constraints.capacity() * sizeof(m.constraints.constraints[0]) +
-                 m.constraint_states.capacity() * sizeof(ik::ConstraintState) +
-                 m.constraint_reports.capacity() * sizeof(ik::ConstraintReport);
+        bytes += sizeof(MotionInstance) + (m.cursor.rot.capacity() + m.cursor.pos.capacity()) * sizeof(std::uint32_t);
+        if (m.ik)
+            bytes += sizeof(InstanceConstraints) +
+                     m.ik->constraints.constraints.capacity() * sizeof(m.ik->constraints.constraints[0]) +
+                     m.ik->states.capacity() * sizeof(ik::ConstraintState) +
+                     m.ik->reports.capacity() * sizeof(ik::ConstraintReport);
     };
     const auto add_custom = [&](const MotionInstance& m) {
         if (!m.custom) return;
         const CustomInstance& ci = *m.custom;
-        bytes += sizeof(CustomInstance) + ci.rotations.capacity() * sizeof(Quat) +
+        bytes += sizeof(CustomInstance) + ci.motion->footprint_bytes() + ci.rotations.capacity() * sizeof(Quat) +
                  (ci.positions.capacity() + ci.scales.capacity()) * sizeof(Vec3);
     };
     for (const auto& m : all_) add(*m), add_custom(*m);
     for (const auto& m : active_) add(*m), add_custom(*m);
-    bytes += identity_joints_.capacity();
+    bytes += identity_joints_.capacity() * sizeof(std::int16_t);
     if (own_scratch_) bytes += sizeof(BlendScratch);
     return bytes;
 }

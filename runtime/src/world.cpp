@@ -156,7 +156,8 @@ World::World(const WorldOptions& options) : exec_(std::make_unique<Exec>()), poo
                     else
                         w.controller_at(i).control(l.mode == LodMode::Full && l.behind == 0.f ? dt : l.control_dt);
                 }});
-    add_system({Phase::Sample, "keyframe_sampling", {kController}, {kController, kJointStates}, {},
+    // Custom motions (custom_motion.hpp) update here too, reading the pose the last step left.
+    add_system({Phase::Sample, "keyframe_sampling", {kController, kLocalPose, kModelPose}, {kController, kJointStates}, {},
                 [](World& w, std::size_t i, float, WorkerScratch& s) {
                     const LocalPose& lp = w.local_pose_at(i);
                     const ModelPose& mp = w.model_pose_at(i);
@@ -226,15 +227,15 @@ void World::apply_constraints_at(std::size_t i) {
     // Oldest first, so the newest motion's constraints act last on a shared chain.
     for (std::size_t k = active.size(); k-- > 0;) {
         MotionInstance& m = *active[k];
-        if (!m.evaluate || m.constraints.constraints.empty()) continue;
+        if (!m.evaluate || !m.ik) continue;
         ik::ApplyConstraintsJob job;
         job.skeleton = skeletons_[i].get();
-        job.constraints = m.constraints.constraints;
-        job.states = m.constraint_states;
+        job.constraints = m.ik->constraints.constraints;
+        job.states = m.ik->states;
         job.base_priority = m.clip->base_priority();
         job.time = m.curve_time;
         job.last_update_time = m.last_update_time;
-        job.joint_mask = m.joint_mask;
+        job.joint_mask = m.ik->joint_mask;
         job.pose_weight = m.pose_weight;
         job.clip = m.clip.get();
         job.frame_dt = mc.frame_dt();
@@ -242,7 +243,7 @@ void World::apply_constraints_at(std::size_t i) {
         job.ground = ik_[i].ground;
         job.settings = settings;
         job.pose = local_[i].view();
-        job.reports = m.constraint_reports;
+        job.reports = m.ik->reports;
         job.time_solves = ik_timing_;
         job.run();
     }
@@ -358,7 +359,7 @@ const ModelPose& World::model_pose(Entity e) const { return model_[dense_index(e
 bool World::set_procedural_motions(Entity e, const ProceduralSet& set) {
     const std::uint32_t d = dense_index(e);
     if (d == kNoDense) return false;
-    const Skeleton* key = skeletons_[d].get();
+    const std::shared_ptr<const Skeleton>& key = skeletons_[d];
     const ProceduralMotionTypes* types = nullptr;
     for (const auto& [s, t] : procedural_types_)
         if (s == key) types = &t;

@@ -66,7 +66,7 @@ struct AvatarRun {
             if (m->clip == clip) return m.get();
         return nullptr;
     }
-    const ik::ConstraintReport& report(std::size_t i = 0) { return instance()->constraint_reports[i]; }
+    const ik::ConstraintReport& report(std::size_t i = 0) { return instance()->ik->reports[i]; }
 };
 
 TEST(ConstraintResolve, RealSitChainIsWristElbowShoulder) {
@@ -182,7 +182,7 @@ TEST(ConstraintWindow, RampsInAndOutLinearlyOnMotionTime) {
             EXPECT_EQ(rep.outcome, ik::ConstraintOutcome::BeforeWindow) << t;
         } else if (t > 2.f) {
             EXPECT_EQ(rep.outcome, ik::ConstraintOutcome::AfterWindow) << t;
-            EXPECT_FALSE(r.instance()->constraint_states[0].active);
+            EXPECT_FALSE(r.instance()->ik->states[0].active);
         } else {
             ASSERT_EQ(rep.outcome, ik::ConstraintOutcome::Applied) << t;
             const float ramp = std::min(clamp_rescale(t, 0.5f, 1.f, 0.f, 1.f),
@@ -302,7 +302,7 @@ TEST(ConstraintRealData, EveryConstrainedAnimationEverySolver) {
                         << f << " " << ik::solver_name(s) << " frame " << f_;
                 const MotionInstance* inst = r.instance();
                 if (!inst) break;
-                for (const auto& rep : inst->constraint_reports) {
+                for (const auto& rep : inst->ik->reports) {
                     if (rep.outcome != ik::ConstraintOutcome::Applied) continue;
                     ASSERT_TRUE(std::isfinite(rep.goal_error));
                     if (s == ik::Solver::Ccd && rep.weight >= 0.999f && rep.reachable) {
@@ -341,7 +341,7 @@ TEST(ConstraintWindow, UsesTheLoopedMotionTime) {
     EXPECT_EQ(r.report().outcome, ik::ConstraintOutcome::AfterWindow);
     for (int i = 0; i < 3; ++i) r.world.step(0.1f);  // t = 2.2 s: looped 0.2 s, active again
     EXPECT_EQ(r.report().outcome, ik::ConstraintOutcome::Applied);
-    EXPECT_TRUE(r.instance()->constraint_states[0].active);
+    EXPECT_TRUE(r.instance()->ik->states[0].active);
 }
 
 TEST(ConstraintSettings, EachAvatarIsSolvedWithItsOwnSolver) {
@@ -360,7 +360,7 @@ TEST(ConstraintSettings, EachAvatarIsSolvedWithItsOwnSolver) {
     w.set_ik_settings(off, none);
     for (Entity e : {ccd, viewer, off}) w.controller(e).start(clip);
     w.step(0.f);
-    const auto report = [&](Entity e) { return w.controller(e).active()[0]->constraint_reports[0]; };
+    const auto report = [&](Entity e) { return w.controller(e).active()[0]->ik->reports[0]; };
     EXPECT_LT(report(ccd).goal_error, 0.001f);
     EXPECT_GT(report(viewer).goal_error, 0.005f);
     EXPECT_EQ(report(off).outcome, ik::ConstraintOutcome::BeforeWindow);  // never evaluated
@@ -422,7 +422,7 @@ TEST(ConstraintDeepSkeleton, VolumesBelowAnyDepthAreWhereLocalToModelPutsThem) {
     ASSERT_EQ(ik::resolve_constraints(*clip, *deep).constraints.size(), 1u);
     world.controller(avatar).start(clip);
     for (int f = 0; f < 10; ++f) world.step(f ? 1.f / 30.f : 0.f);
-    const ik::ConstraintReport& rep = world.controller(avatar).active()[0]->constraint_reports[0];
+    const ik::ConstraintReport& rep = world.controller(avatar).active()[0]->ik->reports[0];
     ASSERT_EQ(rep.outcome, ik::ConstraintOutcome::Applied);
     // TGT hangs from mBone200 (depth 200), which the chain does not move: its point is the model
     // pose's, 200 bones up plus its own offset.

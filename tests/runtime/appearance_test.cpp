@@ -300,6 +300,36 @@ TEST(Appearance, WorldPhasesDriveHandsEmotesAndSkinning) {
     world.step(dt);
 }
 
+// The procedural eye motion's blinks (LLEyeMotion's setVisualParamWeight calls) reach the
+// Blink_Left / Blink_Right params in the morph phase of the same step: at dt = 1/128 s the
+// first blink starts at once, 0.52083 / 0.1875 after one step (docs/procedural-motions.md).
+TEST(Appearance, EyeMotionBlinksDriveTheBlinkParams) {
+    Synthetic f;
+    World world(WorldOptions{1, 8});
+    const Entity e = world.create_avatar(Skeleton::default_skeleton());
+    auto app = Appearance::create(f.model);
+    ASSERT_TRUE(app) << app.error().describe();
+    ASSERT_TRUE(world.set_appearance(e, std::shared_ptr<Appearance>(std::move(*app))));
+    ASSERT_TRUE(world.set_procedural_motions(e, {.eye = true}));
+    const Appearance* a = world.appearance(e);
+    world.step(1.f / 128.f);
+    EXPECT_NEAR(f.w(a->state(), "Blink_Left"), 0.52083f, 1e-4f);
+    EXPECT_NEAR(f.w(a->state(), "Blink_Right"), 0.1875f, 1e-4f);
+    int set = 0;
+    float peak = 0.f;
+    for (int k = 0; k < 128 * 20; ++k) {
+        world.step(1.f / 128.f);
+        const AnimationOutputs& out = world.controller(e).animation_outputs();
+        if (!out.blink_set) continue;
+        ++set;
+        EXPECT_EQ(f.w(a->state(), "Blink_Left"), out.blink_left);
+        EXPECT_EQ(f.w(a->state(), "Blink_Right"), out.blink_right);
+        peak = std::max(peak, out.blink_right);
+    }
+    EXPECT_GT(set, 8);  // at least two more blinks in 20 s (each blink sets ~9 frames)
+    EXPECT_EQ(peak, 1.f);
+}
+
 TEST(Appearance, RealLindenAnimationDrivesHandAndEmoteMorphs) {
     const std::filesystem::path shared(SLANIM_SHARED_DIR);
     const auto dir = shared / "sl-character";

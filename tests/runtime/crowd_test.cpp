@@ -152,6 +152,52 @@ std::vector<unsigned char> play_crowd(int threads, bool lod) {
     return out;
 }
 
+// A crowd with the procedural motions on (every avatar its own look-at target, moved during
+// the run; some avatars with only some of the motions, one switched off and on again), with the
+// crowd motions or, with `keyframes` off, alone. Returns every 10th frame's model poses.
+std::vector<unsigned char> play_procedural_crowd(int threads, bool lod) {
+    WorldOptions o;
+    o.threads = threads;
+    o.chunk = 4;
+    World w(o);
+    const auto clips = crowd_clips();
+    const auto ents = populate_crowd(w, skeleton(), clips, 41);
+    for (std::size_t k = 0; k < ents.size(); ++k) {
+        ProceduralSet set = ProceduralSet::all();
+        if (k % 4 == 1) set.eye = false;
+        if (k % 4 == 2) set.body_noise = set.breathe = false;
+        EXPECT_TRUE(w.set_procedural_motions(ents[k], set));
+        const float a = static_cast<float>(k) * 0.7f;
+        w.set_look_at(ents[k], Vec3{2.f * std::cos(a), 2.f * std::sin(a), 1.5f});
+    }
+    if (lod) {
+        LodSettings s;
+        s.enabled = true;
+        w.set_lod(s);
+        const float areas[] = {1e6f, 5000.f, 100.f};
+        for (std::size_t k = 0; k < ents.size(); ++k) w.controller(ents[k]).set_pixel_area(areas[k % 3]);
+        for (std::size_t k = 0; k < ents.size(); k += 5) w.set_visible(ents[k], false);
+    }
+    std::vector<unsigned char> out;
+    for (int f = 0; f < 150; ++f) {
+        if (f == 40)
+            for (std::size_t k = 0; k < ents.size(); k += 2) w.set_look_at(ents[k], Vec3{0.4f, -1.f, 1.f}, LookAtFrame::HeadOffset);
+        if (f == 60) w.set_procedural_motions(ents[3], {});
+        if (f == 80) w.set_procedural_motions(ents[3], ProceduralSet::all());
+        if (f == 90) w.clear_look_at(ents[5]);
+        w.step(1.f / 60.f);
+        if (f % 10 != 9) continue;
+        for (std::size_t i = 0; i < w.size(); ++i) {
+            const ModelPose& p = w.model_pose_at(i);
+            const auto* a = reinterpret_cast<const unsigned char*>(p.positions.data());
+            out.insert(out.end(), a, a + p.positions.size_bytes());
+            const auto* b = reinterpret_cast<const unsigned char*>(p.rotations.data());
+            out.insert(out.end(), b, b + p.rotations.size_bytes());
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 TEST(Crowd, EveryThreadCountGivesBitIdenticalPoses) {
@@ -265,4 +311,71 @@ TEST(Crowd, ScalesAreSharedUntilAnAvatarWritesItsOwn) {
     const Vec3 da = w.model_pose(a).positions[head] - w.model_pose(a).positions[static_cast<std::size_t>(chest)];
     const Vec3 db = w.model_pose(b).positions[head] - w.model_pose(b).positions[static_cast<std::size_t>(chest)];
     EXPECT_NEAR(length(da), 2.f * length(db), 1e-5f);
+}
+
+// The procedural motions (random saccades and blinks included) give the same poses on 1, 2
+// and 4 threads, with and without LOD.
+TEST(Crowd, ProceduralMotionsAreBitIdenticalForEveryThreadCount) {
+    for (bool lod : {false, true}) {
+        const auto one = play_procedural_crowd(1, lod);
+        ASSERT_FALSE(one.empty());
+        for (int threads : {2, 4}) {
+            const auto other = play_procedural_crowd(threads, lod);
+            ASSERT_EQ(other.size(), one.size());
+            EXPECT_EQ(std::memcmp(other.data(), one.data(), one.size()), 0) << threads << " threads, lod " << lod;
+        }
+    }
+}
+
+// Custom and procedural motions allocate nothing in step() once started, and an avatar playing
+// the crowd's four motions and the four procedural ones stays within 16 KiB.
+TEST(Crowd, ProceduralMotionsDoNotAllocateInStepAndFitIn16KiB) {
+#if defined(__SANITIZE_THREAD__)
+    GTEST_SKIP() << "ThreadSanitizer build: World::step forks std::threads there (see world.cpp)";
+#endif
+    for (int threads : {1, 2}) {
+        WorldOptions o;
+        o.threads = threads;
+        World w(o);
+        const auto clips = crowd_clips();
+        const auto ents = populate_crowd(w, skeleton(), clips, 64);
+        for (Entity e : ents) {
+            ASSERT_TRUE(w.set_procedural_motions(e, ProceduralSet::all()));
+            w.set_look_at(e, Vec3{3.f, 1.f, 1.6f});
+        }
+        for (int f = 0; f < 5; ++f) w.step(1.f / 60.f);
+        g_news = 0;
+        g_count = true;
+        for (int f = 0; f < 240; ++f) {
+            if (f == 100)  // moving targets cost nothing either
+                for (Entity e : ents) w.set_look_at(e, Vec3{-1.f, 2.f, 1.f}, LookAtFrame::HeadOffset);
+            w.step(1.f / 60.f);
+        }
+        g_count = false;
+        EXPECT_EQ(g_news.load(), 0) << threads << " threads";
+    }
+    bool real = false;
+    const auto clips = crowd_clips(&real);
+    constexpr int kAvatars = 256;
+    World w(WorldOptions{1, 8});
+    g_live = 0;
+    g_count = true;
+    const auto ents = populate_crowd(w, skeleton(), clips, kAvatars);
+    for (int f = 0; f < 10; ++f) w.step(1.f / 60.f);
+    const long long heap_before = g_live.load();
+    const std::size_t before = w.avatar_state_bytes();
+    for (Entity e : ents) w.set_procedural_motions(e, ProceduralSet::all());
+    for (int f = 0; f < 10; ++f) w.step(1.f / 60.f);
+    g_count = false;
+    for (Entity e : ents) ASSERT_EQ(w.controller(e).active().size(), 8u);
+    const double added_heap = static_cast<double>(g_live.load() - heap_before) / kAvatars;
+    const double heap = static_cast<double>(g_live.load()) / kAvatars;
+    const double added = static_cast<double>(w.avatar_state_bytes() - before) / kAvatars;
+    const double total = static_cast<double>(w.avatar_state_bytes()) / kAvatars;
+    std::printf("with the procedural motions, per avatar (%s motions): heap %.0f B (+%.0f), avatar_state_bytes "
+                "%.0f B (+%.0f)\n", real ? "real" : "demo", heap, added_heap, total, added);
+    EXPECT_NEAR(added, added_heap, added_heap * 0.1);
+    // Four motions and the four procedural ones still fit the 16 KiB budget.
+    EXPECT_LE(heap, 16384.0);
+    EXPECT_LE(total, 16384.0);
 }

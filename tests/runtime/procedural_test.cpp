@@ -256,6 +256,51 @@ TEST(CustomMotion, PositionAndScaleChannelsAreBlended) {
               skel().rest_scales()[static_cast<std::size_t>(a.joint("mChest"))]);
 }
 
+// What a C API adapter looks like: callbacks with a user pointer and plain float arrays (the
+// layout custom_motion.hpp asserts). The callback turns mHead by 15° about Z, in float[4]s.
+namespace {
+struct CCallbacks {
+    void* user;
+    int (*update)(void* user, float time, float dt, int n, float* rot_xyzw, float* pos_xyz);
+};
+struct CAdapter : CustomMotion {
+    CCallbacks cb;
+    explicit CAdapter(CCallbacks c) : cb(c) {}
+    bool update(const CustomMotionContext& ctx, CustomMotionStates& s) override {
+        return cb.update(cb.user, ctx.time, ctx.dt, static_cast<int>(s.rotations.size()),
+                         reinterpret_cast<float*>(s.rotations.data()),
+                         s.positions.empty() ? nullptr : reinterpret_cast<float*>(s.positions.data())) != 0;
+    }
+};
+int c_update(void* user, float time, float, int n, float* rot, float*) {
+    *static_cast<float*>(user) = time;
+    for (int k = 0; k < n; ++k) {
+        rot[4 * k + 0] = 0.f;
+        rot[4 * k + 1] = 0.f;
+        rot[4 * k + 2] = std::sin(7.5f * kDeg);
+        rot[4 * k + 3] = std::cos(7.5f * kDeg);
+    }
+    return 1;
+}
+}  // namespace
+
+TEST(CustomMotion, ACCallbackAdapterIsAThinSubclass) {
+    Avatar a;
+    float last_time = -1.f;
+    CustomMotionSpec spec;
+    spec.joints = {rot("mHead")};
+    spec.priority = 4;
+    auto type = CustomMotionType::create(spec, skel(), [&last_time](std::uint64_t) {
+        return std::make_unique<CAdapter>(CCallbacks{&last_time, &c_update});
+    }, "c");
+    ASSERT_TRUE(type.ok());
+    ASSERT_TRUE(a.ctrl().start_custom(type.value()));
+    a.world.step(0.25f);
+    a.world.step(0.25f);
+    EXPECT_EQ(last_time, 0.5f);
+    EXPECT_NEAR(z_angle_deg(a.local_rot("mHead")), 15.f, 1e-4f);
+}
+
 TEST(CustomMotion, CreateRejectsBadSpecsWithTheEntryAtFault) {
     const auto factory = [](std::uint64_t) -> std::unique_ptr<CustomMotion> { return nullptr; };
     const auto err = [&](CustomMotionSpec spec, CustomMotionType::Factory f = nullptr) {

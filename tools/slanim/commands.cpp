@@ -237,6 +237,8 @@ struct PlayOptions {
     std::string puppetry;  // --puppetry SOURCE (puppetry_sources.hpp), empty: none
     std::vector<std::string> wearables;  // --wearable FILE... (appearance_loading.hpp)
     std::string mesh_out, mesh_frames, mesh_format;  // --mesh-out PATTERN (mesh_export.hpp)
+    std::string procedural;  // --procedural LIST (slanim/runtime/procedural.hpp), empty: none
+    std::string look_at;     // --look-at X,Y,Z (avatar-root frame), empty: no target
 };
 
 int cmd_play(Context& c, const PlayOptions& o) {
@@ -332,6 +334,25 @@ int cmd_play(Context& c, const PlayOptions& o) {
         appearance = la->appearance;
     }
 
+    ProceduralSet procedural;
+    if (!o.procedural.empty()) {
+        auto p = parse_procedural_set(o.procedural);
+        if (!p) {
+            c.err << "slanim play: " << p.error().message << "\n";
+            return 2;
+        }
+        procedural = *p;
+    }
+    std::optional<Vec3> look_at;
+    if (!o.look_at.empty()) {
+        auto p = parse_look_at(o.look_at);
+        if (!p) {
+            c.err << "slanim play: " << p.error().message << "\n";
+            return 2;
+        }
+        look_at = *p;
+    }
+
     World world;
     // --puppetry: the stream goes through the world's ingest phase and mixes with the motions
     // at priority 7 (slanim/runtime/puppetry.hpp). A replay runs on the world-step clock (simulated
@@ -357,6 +378,13 @@ int cmd_play(Context& c, const PlayOptions& o) {
     if (title.empty()) title = o.puppetry.empty() ? "the built-in demo" : o.puppetry;
     MotionController& ctrl = world.controller(avatar);
     if (o.pelvis_fix) ctrl.start_pelvis_fix();
+    // The viewer's procedural motions start before the animations (startDefaultMotions runs
+    // when the avatar is built), so the animations are the newer motions.
+    if (!world.set_procedural_motions(avatar, procedural)) {
+        c.err << "slanim play: --procedural: the skeleton lacks the joints of a requested motion\n";
+        return 1;
+    }
+    if (look_at) world.set_look_at(avatar, *look_at);
     for (const auto& clip : clips) ctrl.start(clip);
     if (puppetry) {
         puppetry->set_default_avatar(world, avatar);
@@ -555,6 +583,12 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     play->add_option("--format", po.format, "csv or jsonl")->check(CLI::IsMember({"csv", "jsonl"}));
     play->add_option("-o,--output", po.output, "Output file (default: standard output)");
     play->add_flag("--pelvis-fix", po.pelvis_fix, "Also run the viewer's always-on pelvis-fix motion");
+    play->add_option("--procedural", po.procedural,
+                     "Run the viewer's procedural motions: a comma list of breathe, body_noise, head_rot, eye, "
+                     "or all (random saccades and blinks are seeded per avatar: runs repeat exactly)");
+    play->add_option("--look-at", po.look_at,
+                     "Look-at target X,Y,Z for head_rot and eye, metres in the avatar-root frame (X forward, "
+                     "Y left, Z up; the pelvis rests at the origin)");
     play->add_option("--solver", po.solver, "Constraint solver: ccd (default), fabrik, viewer or none")
         ->check(CLI::IsMember({"ccd", "fabrik", "viewer", "none"}));
     play->add_option("--puppetry", po.puppetry,

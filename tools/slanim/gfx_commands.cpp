@@ -161,8 +161,26 @@ std::optional<int> setup(const char* cmd, std::ostream& err, const GfxOptions& o
     ik::IkSettings ik;
     ik.enabled = o.solver != "none";
     if (ik.enabled) ik.solver = ik::parse_solver(o.solver).value_or(ik::Solver::Ccd);
+    ProceduralSet procedural;
+    std::optional<Vec3> look_at;
+    if (!o.procedural.empty()) {
+        auto p = parse_procedural_set(o.procedural);
+        if (!p) {
+            err << fmt::format("slanim {}: {}\n", cmd, p.error().message);
+            return 2;
+        }
+        procedural = *p;
+    }
+    if (!o.look_at.empty()) {
+        auto p = parse_look_at(o.look_at);
+        if (!p) {
+            err << fmt::format("slanim {}: {}\n", cmd, p.error().message);
+            return 2;
+        }
+        look_at = *p;
+    }
     s.playback = std::make_unique<gfx::Playback>(s.skeleton, std::move(clips), o.fps, ik);
-    if (s.appearance || !o.puppetry.empty()) {
+    if (s.appearance || !o.puppetry.empty() || procedural != ProceduralSet{} || look_at) {
         // Every fresh world (also when scrubbing backwards replays from 0) gets a fresh
         // appearance with the wearables applied and a fresh puppetry source (a replay starts
         // over; the previous world, and its socket, is gone by then), so a frame looks the same
@@ -174,7 +192,12 @@ std::optional<int> setup(const char* cmd, std::ostream& err, const GfxOptions& o
         // A live source (udp://, leap:stdin) outlives the worlds: one socket for the whole
         // session, so nothing is lost or reset when playback restarts; a replay starts over.
         auto live = std::make_shared<std::shared_ptr<PuppetrySource>>();
-        auto r = s.playback->set_world_setup([la, skeleton, spec, current, live](World& world, Entity avatar) -> Result<bool> {
+        auto r = s.playback->set_world_setup([la, skeleton, spec, current, live, procedural, look_at](
+                                                 World& world, Entity avatar) -> Result<bool> {
+            // The viewer's procedural motions (older than the clips, which start after this).
+            if (procedural != ProceduralSet{} && !world.set_procedural_motions(avatar, procedural))
+                return Error{"--procedural: the skeleton lacks the joints of a requested motion"};
+            if (look_at) world.set_look_at(avatar, *look_at);
             if (la) {
                 auto a = la->make();
                 if (!a) return a.error();
@@ -283,6 +306,8 @@ CLI::App* add_view_subcommand(CLI::App& app, GfxOptions& o) {
     v->add_option("--solver", o.solver, "Constraint solver: ccd (default), fabrik, viewer or none")
         ->check(CLI::IsMember({"ccd", "fabrik", "viewer", "none"}));
     v->add_option("--fps", o.fps, "Simulation steps per second (default 30)");
+    v->add_option("--procedural", o.procedural, "Run the viewer's procedural motions: breathe, body_noise, head_rot, eye (comma list) or all");
+    v->add_option("--look-at", o.look_at, "Look-at target X,Y,Z for head_rot and eye: metres, avatar-root frame (X forward, Y left, Z up)");
     v->add_option("--puppetry", o.puppetry,
                   "Mix a puppetry stream at priority 7: udp://HOST:PORT, leap:stdin or replay:FILE[#loop]");
     v->add_flag("--skeleton", o.skeleton, "Start with the skeleton overlay (key K)");
@@ -306,6 +331,8 @@ CLI::App* add_render_subcommand(CLI::App& app, GfxOptions& o) {
     r->add_option("--solver", o.solver, "Constraint solver: ccd (default), fabrik, viewer or none")
         ->check(CLI::IsMember({"ccd", "fabrik", "viewer", "none"}));
     r->add_option("--fps", o.fps, "Simulation steps per second (default 30)");
+    r->add_option("--procedural", o.procedural, "Run the viewer's procedural motions: breathe, body_noise, head_rot, eye (comma list) or all");
+    r->add_option("--look-at", o.look_at, "Look-at target X,Y,Z for head_rot and eye: metres, avatar-root frame (X forward, Y left, Z up)");
     r->add_option("--puppetry", o.puppetry, "Mix a recorded puppetry capture at priority 7: replay:FILE[#loop]");
     r->add_flag("--skeleton", o.skeleton, "Draw the skeleton");
     r->add_flag("--owners", o.owners, "Colour the skeleton by the motion owning each joint, with a legend");

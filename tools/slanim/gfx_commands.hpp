@@ -26,6 +26,8 @@ struct GfxOptions {
     /// `replay:FILE` (a picture at time T must be reproducible).
     std::string puppetry;
     double fps = 30.0;                  ///< fixed simulation rate, (0, 10000]
+    std::string procedural;             ///< --procedural LIST (loading.hpp), empty: none
+    std::string look_at;                ///< --look-at X,Y,Z (avatar-root frame), empty: none
     bool skeleton = false, owners = false, constraints = false;  ///< overlays at start
     std::optional<double> yaw_deg, pitch_deg, distance;          ///< camera (default: 25°, 9°, 4 m)
     // render only

@@ -127,10 +127,10 @@ SolverRun play_with(const std::shared_ptr<const Skeleton>& skel,
     for (long long f = 0; f < frames; ++f) {
         world.step(f == 0 ? 0.f : dt);
         for (const auto& m : ctrl.active()) {
-            if (m->clip != clip || !m->evaluate) continue;
-            for (std::size_t i = 0; i < m->constraint_reports.size(); ++i)
+            if (m->clip != clip || !m->evaluate || !m->ik) continue;
+            for (std::size_t i = 0; i < m->ik->reports.size(); ++i)
                 run.rows.push_back({static_cast<int>(f), static_cast<double>(f) / o.fps,
-                                    m->constraints.constraints[i].index, m->constraint_reports[i]});
+                                    m->ik->constraints.constraints[i].index, m->ik->reports[i]});
         }
     }
     return run;

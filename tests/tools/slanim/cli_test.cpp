@@ -322,3 +322,29 @@ TEST(Cli, PlayInterruptedKeepsTheOldOutputAndRemovesTheTemporary) {
         fs::remove_all(dir);
     }
 }
+
+// --procedural and --look-at: the eyes turn toward a target ahead-left (yaw limited to 27°,
+// saccades at most 0.23 rad), the run repeats byte for byte (seeded per avatar), and bad
+// lists or vectors are usage errors naming the entry.
+TEST(Cli, PlayProceduralMotionsLookAtTheTarget) {
+    const std::vector<std::string> args = {"play",         "--fps",     "10", "--duration", "2",
+                                           "--procedural", "eye,head_rot,breathe,body_noise", "--look-at", "3,3,1.3"};
+    const CliRun r = run(args);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::size_t at = r.out.rfind(",mEyeLeft,");
+    ASSERT_NE(at, std::string::npos);
+    std::stringstream line(r.out.substr(at + 10, r.out.find('\n', at) - at - 10));
+    std::vector<float> v;
+    for (std::string cell; std::getline(line, cell, ',');) v.push_back(std::stof(cell));
+    ASSERT_EQ(v.size(), 7u);  // px py pz qx qy qz qw
+    EXPECT_GT(v[5], 0.1f);    // turned to the left
+    EXPECT_EQ(run(args).out, r.out);
+    EXPECT_NE(run({"play", "--fps", "10", "--duration", "2"}).out, r.out);
+
+    CliRun bad = run({"play", "--procedural", "eye,head", "--duration", "0.1"});
+    EXPECT_EQ(bad.code, 2);
+    EXPECT_NE(bad.err.find("unknown motion 'head'"), std::string::npos) << bad.err;
+    bad = run({"play", "--look-at", "1,2", "--duration", "0.1"});
+    EXPECT_EQ(bad.code, 2);
+    EXPECT_NE(bad.err.find("expected X,Y,Z"), std::string::npos) << bad.err;
+}

@@ -236,6 +236,25 @@ TEST(Render, PuppetryReplayMovesTheHeadAndLeftArm) {
     EXPECT_NE(r.err.find("replay:FILE"), std::string::npos) << r.err;
 }
 
+// --procedural head_rot with a target to the avatar's left turns the generated body's head
+// (and a little of the torso): the picture changes; a bad list is a usage error.
+TEST(Render, ProceduralHeadTurnsTowardTheLookAtTarget) {
+    if (!offscreen_problem().empty()) GTEST_SKIP() << "no offscreen OpenGL context: " << offscreen_problem();
+    TempDir dir;
+    const gfx::Image plain = render(dir, "plain.png", {"--time", "2", "--yaw", "0"});
+    const gfx::Image look = render(dir, "look.png", {"--time", "2", "--yaw", "0", "--procedural", "head_rot",
+                                                     "--look-at", "0,3,0.6"});
+    ASSERT_EQ(plain.width, look.width);
+    int changed = 0;
+    for (int y = 0; y < plain.height; ++y)
+        for (int x = 0; x < plain.width; ++x) changed += is_skin(plain.pixel(x, y)) != is_skin(look.pixel(x, y));
+    EXPECT_GT(changed, 20) << "the head did not turn";
+    const auto r = test::run_slanim({"render", "--time", "1", "--procedural", "nose", "-o", dir.file("x.png")});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("unknown motion 'nose'"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir.file("x.png")));
+}
+
 TEST(Render, BadOptionsFailWithoutWritingAnything) {
     TempDir dir;
     const std::string out = dir.file("x.png");

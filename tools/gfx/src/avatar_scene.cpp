@@ -238,8 +238,9 @@ float add_constraints(Scene& scene, const MotionController& controller, const Sk
     const auto active = controller.active();
     for (std::size_t k = active.size(); k-- > 0;) {
         const MotionInstance& m = *active[k];
-        const auto& defs = m.constraints.constraints;
-        if (!m.evaluate || defs.empty() || m.constraint_reports.size() != defs.size()) continue;
+        if (!m.evaluate || !m.ik) continue;
+        const auto& defs = m.ik->constraints.constraints;
+        if (defs.empty() || m.ik->reports.size() != defs.size()) continue;
         if (!any) {
             scene.labels.push_back(Label::at("constraints:", x, y, palette::kText, scale));
             y = next_line(y, scale);
@@ -247,7 +248,7 @@ float add_constraints(Scene& scene, const MotionController& controller, const Sk
         }
         for (std::size_t ci = 0; ci < defs.size(); ++ci) {
             const ik::ConstraintDef& d = defs[ci];
-            const ik::ConstraintReport& r = m.constraint_reports[ci];
+            const ik::ConstraintReport& r = m.ik->reports[ci];
             const bool geometry = r.outcome == ik::ConstraintOutcome::Applied ||
                                   r.outcome == ik::ConstraintOutcome::ZeroWeight ||
                                   r.outcome == ik::ConstraintOutcome::NoPosition;
@@ -277,8 +278,8 @@ float add_constraints(Scene& scene, const MotionController& controller, const Sk
             if (plane) {
                 Vec3 nrm = r.target - r.source;
                 if (length(nrm) < 1e-6f) {
-                    nrm = d.ground && ci < m.constraint_states.size()
-                              ? m.constraint_states[ci].ground_normal
+                    nrm = d.ground && ci < m.ik->states.size()
+                              ? m.ik->states[ci].ground_normal
                               : Vec3{};
                 }
                 if (length(nrm) > 1e-6f) {

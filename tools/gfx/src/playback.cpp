@@ -18,12 +18,12 @@ void Playback::restart() {
     world_ = std::make_unique<World>();
     world_->set_default_ik_settings(ik_);
     avatar_ = world_->create_avatar(skeleton_);
-    MotionController& ctrl = world_->controller(avatar_);
-    for (const auto& clip : clips_) ctrl.start(clip);
     if (setup_) {
         auto r = setup_(*world_, avatar_);
         setup_error_ = r ? std::string() : r.error().message;
     }
+    MotionController& ctrl = world_->controller(avatar_);
+    for (const auto& clip : clips_) ctrl.start(clip);
     frame_ = 0;
     pending_ = 0.0;
     world_->step(0.f);  // frame 0, like `slanim play`

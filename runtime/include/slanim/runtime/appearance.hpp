@@ -152,6 +152,8 @@ struct AppearanceOptions {
     /// blinks at random intervals). Timing chosen here, deterministic: a blink every
     /// `blink_interval` seconds of controller time (first one after one interval): closing
     /// linearly over 0.05 s, closed for 0.05 s, opening linearly over 0.1 s.
+    /// Independently of this option, the blinks of the viewer's eye motion (procedural.hpp,
+    /// World::set_procedural_motions) are applied when that motion runs.
     bool blink = false;
     float blink_interval = 4.f;
     /// Skin in the skin phase (off: morph only, e.g. for servers that need no vertices).
@@ -198,7 +200,8 @@ public:
 
     /// The morph phase for this avatar: (unless the controller is paused) starts the emotes of
     /// newly activated motions, runs the hand motion with this frame's published pose, the
-    /// emotes and the blink; then applies changed params (VisualParamUpdateJob) to the meshes
+    /// emotes, the blink and the eye motion's blink requests (MotionController::
+    /// animation_outputs); then applies changed params (VisualParamUpdateJob) to the meshes
     /// and to `local`. Returns true when joint transforms changed (the caller recomputes the
     /// model pose). No allocation in steady state.
     bool morph(const MotionController& controller, LocalPose& local);

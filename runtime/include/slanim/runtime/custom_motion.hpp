@@ -32,6 +32,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "slanim/core/clip.hpp"
@@ -42,6 +43,10 @@
 namespace slanim {
 
 enum class BlendType : std::uint8_t { Normal, Additive };
+
+// CustomMotionStates are handed to C callbacks as plain float arrays.
+static_assert(sizeof(Quat) == 4 * sizeof(float) && std::is_standard_layout_v<Quat>, "Quat = float[4]");
+static_assert(sizeof(Vec3) == 3 * sizeof(float) && std::is_standard_layout_v<Vec3>, "Vec3 = float[3]");
 
 /// One joint a custom motion drives (an `LLJointState` added by `LLMotion::addJointState`).
 struct CustomJoint {
@@ -135,6 +140,8 @@ public:
     virtual bool update(const CustomMotionContext& ctx, CustomMotionStates& states) = 0;
     /// `onDeactivate()`.
     virtual void on_deactivate() {}
+    /// Bytes this object holds (itself and what it owns), for World::avatar_state_bytes.
+    [[nodiscard]] virtual std::size_t footprint_bytes() const { return sizeof(CustomMotion); }
 };
 
 /// A custom motion's id and properties, built for one skeleton; shared (immutable) by every
@@ -155,9 +162,9 @@ public:
     [[nodiscard]] const std::string& name() const { return shape_->name(); }
     /// The motion's shape as a clip without animation (one constant key per rot/pos channel):
     /// what the controller reads for timing, priorities and joint signatures, and the id
-    /// MotionController::stop / is_active take.
+    /// MotionController::stop / is_active take. Start the motion with start_custom (start()
+    /// with the shape would play its constant keys as a keyframe motion).
     [[nodiscard]] const MotionClip& shape() const { return *shape_; }
-    [[nodiscard]] std::shared_ptr<const MotionClip> shape_ptr() const { return shape_; }
     /// Resolved priority of spec().joints[k] (joint priority, else the motion's).
     [[nodiscard]] std::int8_t joint_priority(std::size_t k) const { return priorities_[k]; }
     [[nodiscard]] int num_skeleton_joints() const { return shape_->num_skeleton_joints(); }

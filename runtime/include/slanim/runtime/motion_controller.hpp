@@ -24,11 +24,11 @@ namespace slanim {
 /// The per-instance part of a custom motion (slanim/runtime/custom_motion.hpp): its object and
 /// its joint states, which persist between frames like LLJointState objects.
 struct CustomInstance {
-    std::shared_ptr<const CustomMotionType> type;
+    const CustomMotionType* type = nullptr;  ///< kept alive by the instance's clip (its shape)
     std::unique_ptr<CustomMotion> motion;
     std::vector<Quat> rotations;  ///< per spec joint
-    std::vector<Vec3> positions;  ///< per spec joint
-    std::vector<Vec3> scales;     ///< per spec joint
+    std::vector<Vec3> positions;  ///< per spec joint; empty when no joint has a position
+    std::vector<Vec3> scales;     ///< per spec joint; empty when no joint has a scale
 };
 
 /// The avatar's pose before this frame's blend, for custom motions (CustomMotionContext).
@@ -44,11 +44,25 @@ struct PoseInput {
 enum class LookAtFrame : std::uint8_t {
     /// A point in the avatar-root frame (X forward, Y left, Z up, metres; the pelvis rests at
     /// the origin): each frame the head's model position (last step's pose) is subtracted, as
-    /// `LLHUDEffectLookAt::calcTargetPosition` subtracts the head's world position.
+    /// `LLHUDEffectLookAt::calcTargetPosition` subtracts the head's world position. (A
+    /// controller sampled without a pose, sample() with no PoseInput, uses the point as the
+    /// offset.)
     AvatarRoot,
     /// The viewer's "LookAtPoint" itself: the vector from the head joint to the target, in
     /// avatar-root axes.
     HeadOffset,
+};
+
+/// The constraint side of a motion instance whose clip has IK constraints.
+struct InstanceConstraints {
+    /// The clip's constraints resolved for the skeleton (at start), their per-instance state
+    /// and what each did in the last ik phase.
+    ik::ConstraintSet constraints;
+    std::vector<ik::ConstraintState> states;
+    std::vector<ik::ConstraintReport> reports;
+    /// The joint mask `onUpdate` received (`last_joint_signature`, spec §3.3): rotation
+    /// signatures of the motions processed before this one this frame.
+    std::array<std::uint8_t, kMaxAnimatedJoints> joint_mask{};
 };
 
 /// One playing instance of a clip (an `LLMotion` instance).
@@ -81,15 +95,9 @@ struct MotionInstance {
     /// (`mLastUpdateTime`, used by the constraints' fix-up speed).
     float update_time = 0.f;
     float last_update_time = 0.f;
-    /// The joint mask `onUpdate` received (`last_joint_signature`, spec §3.3): rotation
-    /// signatures of the motions processed before this one this frame.
-    std::array<std::uint8_t, kMaxAnimatedJoints> joint_mask{};
-
-    /// IK constraints of the clip (resolved at start), their per-instance state and what each
-    /// did in the last ik phase.
-    ik::ConstraintSet constraints;
-    std::vector<ik::ConstraintState> constraint_states;
-    std::vector<ik::ConstraintReport> constraint_reports;
+    /// IK constraints of the clip (null when it has none, as most clips: keeps instances
+    /// small).
+    std::unique_ptr<InstanceConstraints> ik;
 
     /// Key cursors of the sampling job (per clip track).
     SamplingCursor cursor;
@@ -266,7 +274,7 @@ private:
     bool identity_pending_ = false;
     AnimationOutputs outputs_;
     std::uint64_t seed_ = 0, instances_made_ = 0;
-    std::vector<std::uint8_t> identity_joints_;  // per joint: reset to identity at next blend
+    std::vector<std::int16_t> identity_joints_;  // reset to identity at the next blend (no repeats)
     int head_ = -1;  // mHead, for look-at points in the avatar-root frame
 };
 

@@ -108,6 +108,7 @@ float normalize_vec(Vec3& v);
 class BreatheMotion final : public CustomMotion {
 public:
     bool update(const CustomMotionContext& ctx, CustomMotionStates& states) override;
+    [[nodiscard]] std::size_t footprint_bytes() const override { return sizeof(*this); }
 };
 
 /// LLBodyNoiseMotion::onUpdate: mTorso gets roll/pitch from noise2 at (0.2·t, 0) and
@@ -115,6 +116,7 @@ public:
 class BodyNoiseMotion final : public CustomMotion {
 public:
     bool update(const CustomMotionContext& ctx, CustomMotionStates& states) override;
+    [[nodiscard]] std::size_t footprint_bytes() const override { return sizeof(*this); }
 };
 
 /// LLHeadRotMotion::onUpdate: the head turns toward the look-at point (or stays with the root
@@ -126,6 +128,7 @@ class HeadRotMotion final : public CustomMotion {
 public:
     HeadRotMotion(int pelvis, int neck_parent) : pelvis_(pelvis), neck_parent_(neck_parent) {}
     bool update(const CustomMotionContext& ctx, CustomMotionStates& states) override;
+    [[nodiscard]] std::size_t footprint_bytes() const override { return sizeof(*this); }
     /// `mLastHeadRot`: the eased head rotation relative to the root.
     [[nodiscard]] Quat last_head_rotation() const { return last_head_rot_; }
 
@@ -148,6 +151,7 @@ public:
     EyeMotion(std::uint64_t seed, int head, std::array<int, 4> eyes, int pairs)
         : rng_(seed), head_(head), eyes_(eyes), pairs_(pairs) {}
     bool update(const CustomMotionContext& ctx, CustomMotionStates& states) override;
+    [[nodiscard]] std::size_t footprint_bytes() const override { return sizeof(*this); }
 
     [[nodiscard]] bool eyes_closed() const { return eyes_closed_; }
     [[nodiscard]] float jitter_yaw() const { return jitter_yaw_; }

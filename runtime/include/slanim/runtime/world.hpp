@@ -391,8 +391,9 @@ private:
     ik::IkSettings default_ik_;
     bool ik_timing_ = false;
     std::vector<Entity> dense_to_entity_;
-    // Procedural motion types per skeleton (shared by its avatars).
-    std::vector<std::pair<const Skeleton*, ProceduralMotionTypes>> procedural_types_;
+    // Procedural motion types per skeleton (shared by its avatars; the skeleton is kept alive,
+    // so a later skeleton at the same address cannot pick up stale joint indices).
+    std::vector<std::pair<std::shared_ptr<const Skeleton>, ProceduralMotionTypes>> procedural_types_;
     // Sparse side: entity index → dense index, generation per slot.
     std::vector<std::uint32_t> sparse_;
     std::vector<std::uint32_t> generation_;

@@ -111,7 +111,7 @@ void add_skeleton(Scene& scene, const Skeleton& skeleton, const ModelPose& pose,
 /// Placed from pixel (x, y) down; returns the y below the last line.
 float add_owner_legend(Scene& scene, const OwnerMap& owners, float x, float y, float scale);
 
-/// The constraint targets of every evaluated motion, from MotionInstance::constraint_reports
+/// The constraint targets of every evaluated motion, from MotionInstance::ik (its reports)
 /// (written by the World's ik phase; root frame). Outcomes that carry geometry (applied, zero
 /// weight, no position curve) draw: the target (a large cyan dot; a PLANE target adds a 0.2 m
 /// square in the plane, its normal along target − source or the ground normal), the source

@@ -27,7 +27,9 @@ public:
              const ik::IkSettings& ik = {});
 
     /// Attaches components to a fresh world: called with the world and the avatar after the
-    /// avatar is created and its clips started, before frame 0's step.
+    /// avatar is created and before its clips start (so motions the setup starts, e.g. the
+    /// procedural ones, are older than the clips, as the viewer's default motions are), before
+    /// frame 0's step.
     using WorldSetup = std::function<Result<bool>(World&, Entity)>;
     /// Installs `setup` (e.g. World::set_appearance with a fresh Appearance, a puppetry source)
     /// and restarts, so it applies from frame 0; every later restart() calls it again. Returns
