@@ -1474,7 +1474,8 @@ bool start_custom_motion(slanim_world& w, AvatarSlot& s, slanim_avatar avatar, c
     const bool ok = w.world.controller(s.entity).start_custom(type, start_offset);
     t_starting_avatar = SLANIM_NULL_AVATAR;
     if (!ok) fail(SLANIM_ERROR_INTERNAL, fmt::format("the controller refused custom motion {}", uuid_text(id.data())));
-    s.started.insert_or_assign(id, type->shape_ptr());
+    // An aliasing pointer: the shape lives as long as the type does.
+    s.started.insert_or_assign(id, std::shared_ptr<const MotionClip>(type, &type->shape()));
     return true;
 }
 
