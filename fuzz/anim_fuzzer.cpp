@@ -37,6 +37,7 @@
 #include <utility>
 #include <vector>
 
+#include "fuzz_check.hpp"
 #include "slanim/formats/anim.hpp"
 #include "slanim/core/clip.hpp"
 #include "slanim/core/math.hpp"
@@ -49,16 +50,7 @@ namespace {
 
 using namespace slanim;
 
-[[noreturn]] void fail(const char* what, std::span<const std::uint8_t> data) {
-    std::fprintf(stderr, "slanim_fuzz_anim: property violated: %s (input of %zu bytes)\n", what,
-                 data.size());
-    std::abort();
-}
-
-#define SLANIM_FUZZ_CHECK(cond, data)                  \
-    do {                                               \
-        if (!(cond)) fail(#cond, data);                \
-    } while (false)
+constexpr const char* kFuzzTarget = "slanim_fuzz_anim";
 
 bool names_byte(const std::string& text, std::size_t n) {
     const std::string needle = "byte " + std::to_string(n);

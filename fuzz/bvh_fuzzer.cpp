@@ -33,6 +33,7 @@
 #include <utility>
 #include <vector>
 
+#include "fuzz_check.hpp"
 #include "slanim/formats/bvh.hpp"
 #include "fuzz_seeds.hpp"
 
@@ -40,16 +41,7 @@ namespace {
 
 using namespace slanim;
 
-[[noreturn]] void fail(const char* what, std::string_view data) {
-    std::fprintf(stderr, "slanim_fuzz_bvh: property violated: %s (input of %zu bytes)\n", what,
-                 data.size());
-    std::abort();
-}
-
-#define SLANIM_FUZZ_CHECK(cond, data)   \
-    do {                                \
-        if (!(cond)) fail(#cond, data); \
-    } while (false)
+constexpr const char* kFuzzTarget = "slanim_fuzz_bvh";
 
 // The physical lines as parse_bvh splits them (CRLF, LF or CR; a leading BOM dropped).
 std::vector<std::string_view> split_lines(std::string_view t) {

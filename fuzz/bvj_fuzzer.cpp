@@ -27,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fuzz_check.hpp"
 #include "fuzz_seeds.hpp"
 #include "slanim/formats/bvj.hpp"
 #include "slanim/core/skeleton.hpp"
@@ -35,15 +36,7 @@ namespace {
 
 using namespace slanim;
 
-[[noreturn]] void fail(const char* what, std::string_view data) {
-    std::fprintf(stderr, "slanim_fuzz_bvj: property violated: %s (input of %zu bytes)\n", what, data.size());
-    std::abort();
-}
-
-#define SLANIM_FUZZ_CHECK(cond, data)   \
-    do {                                \
-        if (!(cond)) fail(#cond, data); \
-    } while (false)
+constexpr const char* kFuzzTarget = "slanim_fuzz_bvj";
 
 void check_model(const BvjMotion& m, std::string_view data) {
     SLANIM_FUZZ_CHECK(!m.joints.empty() && m.joints.size() <= 1024, data);

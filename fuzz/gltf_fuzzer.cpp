@@ -28,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fuzz_check.hpp"
 #include "fuzz_seeds.hpp"
 #include "slanim/core/skeleton.hpp"
 #include "slanim/formats/anim.hpp"
@@ -38,15 +39,7 @@ namespace {
 
 using namespace slanim;
 
-[[noreturn]] void fail(const char* what, std::size_t size) {
-    std::fprintf(stderr, "slanim_fuzz_gltf: property violated: %s (input of %zu bytes)\n", what, size);
-    std::abort();
-}
-
-#define SLANIM_FUZZ_CHECK(cond, size)   \
-    do {                                \
-        if (!(cond)) fail(#cond, size); \
-    } while (false)
+constexpr const char* kFuzzTarget = "slanim_fuzz_gltf";
 
 // ---- seeds: a minimal glTF writer (JSON text + one binary buffer) ---------------------------
 

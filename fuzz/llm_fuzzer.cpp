@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz_check.hpp"
 #include "fuzz_seeds.hpp"
 #include "slanim/appearance/llm.hpp"
 
@@ -33,15 +34,7 @@ namespace {
 
 using namespace slanim;
 
-[[noreturn]] void fail(const char* what, std::size_t size) {
-    std::fprintf(stderr, "slanim_fuzz_llm: property violated: %s (input of %zu bytes)\n", what, size);
-    std::abort();
-}
-
-#define SLANIM_FUZZ_CHECK(cond, size)   \
-    do {                                \
-        if (!(cond)) fail(#cond, size); \
-    } while (false)
+constexpr const char* kFuzzTarget = "slanim_fuzz_llm";
 
 bool finite(Vec3 v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
 bool finite(Vec2 v) { return std::isfinite(v.x) && std::isfinite(v.y); }

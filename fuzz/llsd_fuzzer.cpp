@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "fuzz_check.hpp"
 #include "slanim/formats/llsd.hpp"
 #include "fuzz_seeds.hpp"
 
@@ -28,16 +29,7 @@ namespace {
 
 using namespace slanim;
 
-[[noreturn]] void fail(const char* what, std::string_view data) {
-    std::fprintf(stderr, "slanim_fuzz_llsd: property violated: %s (input of %zu bytes)\n", what,
-                 data.size());
-    std::abort();
-}
-
-#define SLANIM_FUZZ_CHECK(cond, data)   \
-    do {                                \
-        if (!(cond)) fail(#cond, data); \
-    } while (false)
+constexpr const char* kFuzzTarget = "slanim_fuzz_llsd";
 
 bool has_nul(const Llsd& v) {
     switch (v.type()) {

@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "fuzz_check.hpp"
 #include "slanim/puppetry/event_block.hpp"
 #include "fuzz_seeds.hpp"
 
@@ -32,16 +33,7 @@ namespace {
 
 using namespace slanim;
 
-[[noreturn]] void fail(const char* what, std::size_t size) {
-    std::fprintf(stderr, "slanim_fuzz_puppetry: property violated: %s (input of %zu bytes)\n",
-                 what, size);
-    std::abort();
-}
-
-#define SLANIM_FUZZ_CHECK(cond, size)   \
-    do {                                \
-        if (!(cond)) fail(#cond, size); \
-    } while (false)
+constexpr const char* kFuzzTarget = "slanim_fuzz_puppetry";
 
 // Decodes every block of `blocks` and glues consecutive parts with the same timestamp that
 // came from one encode call of one event.

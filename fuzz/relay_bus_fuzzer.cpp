@@ -32,6 +32,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fuzz_check.hpp"
 #include "fuzz_seeds.hpp"
 #include "slanim/net/relay.hpp"
 #include "slanim/net/relay_bus.hpp"
@@ -43,15 +44,7 @@ namespace {
 using namespace slanim;
 namespace pn = slanim::puppetry_net;
 
-[[noreturn]] void fail(const char* what, std::size_t size) {
-    std::fprintf(stderr, "slanim_fuzz_relay_bus: property violated: %s (input of %zu bytes)\n", what, size);
-    std::abort();
-}
-
-#define SLANIM_FUZZ_CHECK(cond, size)   \
-    do {                                \
-        if (!(cond)) fail(#cond, size); \
-    } while (false)
+constexpr const char* kFuzzTarget = "slanim_fuzz_relay_bus";
 
 Uuid agent(unsigned k) {
     Uuid u;

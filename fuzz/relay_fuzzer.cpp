@@ -42,6 +42,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fuzz_check.hpp"
 #include "fuzz_seeds.hpp"
 #include "slanim/formats/llsd.hpp"
 #include "slanim/puppetry/event_block.hpp"
@@ -55,15 +56,7 @@ namespace pn = slanim::puppetry_net;
 
 constexpr std::size_t kAgents = 4, kSubs = 3, kMutes = 3;
 
-[[noreturn]] void fail(const char* what, std::size_t size) {
-    std::fprintf(stderr, "slanim_fuzz_relay: property violated: %s (input of %zu bytes)\n", what, size);
-    std::abort();
-}
-
-#define SLANIM_FUZZ_CHECK(cond, size)   \
-    do {                                \
-        if (!(cond)) fail(#cond, size); \
-    } while (false)
+constexpr const char* kFuzzTarget = "slanim_fuzz_relay";
 
 Uuid agent(unsigned k) {
     Uuid u;

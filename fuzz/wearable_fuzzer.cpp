@@ -30,6 +30,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fuzz_check.hpp"
 #include "fuzz_seeds.hpp"
 #include "slanim/appearance/avatar_definition.hpp"
 #include "slanim/appearance/wearable.hpp"
@@ -38,15 +39,7 @@ namespace {
 
 using namespace slanim;
 
-[[noreturn]] void fail(const char* what, std::size_t size) {
-    std::fprintf(stderr, "slanim_fuzz_wearable: property violated: %s (input of %zu bytes)\n", what, size);
-    std::abort();
-}
-
-#define SLANIM_FUZZ_CHECK(cond, size)   \
-    do {                                \
-        if (!(cond)) fail(#cond, size); \
-    } while (false)
+constexpr const char* kFuzzTarget = "slanim_fuzz_wearable";
 
 bool starts_with_line(const Error& e) {
     const std::string prefix = "line " + std::to_string(e.line) + ": ";

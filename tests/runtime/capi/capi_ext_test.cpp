@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "slanim/slanim.h"
+#include "capi_test_util.hpp"
 
 #include "slanim/core/clip.hpp"
 #include "slanim/core/skeleton.hpp"
@@ -27,42 +28,7 @@
 namespace slanim {
 namespace {
 
-const std::string kShared = SLANIM_SHARED_DIR;
-const std::string kDance = kShared + "/anims/linden/DANCE1.anim";
-constexpr std::uint8_t kDanceId[16] = {0xb6, 0x8a, 0x30, 0x88, 0x7d, 0x3e, 0x43, 0x0a,
-                                       0x93, 0x59, 0x69, 0xf9, 0x58, 0x75, 0x08, 0x5a};
-
-#define SKIP_WITHOUT(path)                                                                    \
-    if (!std::filesystem::exists(path))                                                      \
-    GTEST_SKIP() << (path) << " is absent (the shared data folder, ../shared): test skipped"
-
-struct WorldPtr {
-    slanim_world* w = nullptr;
-    ~WorldPtr() { slanim_world_destroy(w); }
-};
-struct SkeletonPtr {
-    slanim_skeleton* s = nullptr;
-    ~SkeletonPtr() { slanim_skeleton_release(s); }
-};
-
-std::vector<float> c_transforms(slanim_world* w, slanim_avatar a) {
-    std::size_t needed = 0;
-    EXPECT_EQ(slanim_avatar_joint_transforms(w, a, nullptr, 0, &needed), SLANIM_ERROR_BUFFER_TOO_SMALL);
-    std::vector<float> out(needed);
-    EXPECT_EQ(slanim_avatar_joint_transforms(w, a, out.data(), out.size(), &needed), SLANIM_OK) << slanim_last_error();
-    return out;
-}
-
-std::vector<float> cxx_transforms(const World& world, Entity e) {
-    const ModelPose& mp = world.model_pose(e);
-    std::vector<float> ref;
-    for (std::size_t j = 0; j < mp.positions.size(); ++j) {
-        const Vec3 p = mp.positions[j];
-        const Quat q = mp.rotations[j];
-        ref.insert(ref.end(), {p.x, p.y, p.z, q.x, q.y, q.z, q.w});
-    }
-    return ref;
-}
+using namespace capi_test;
 
 /// Bit equality of floats (so -0 vs 0 and NaN payloads count). Returns false on a difference.
 bool bits_equal(const std::vector<float>& a, const std::vector<float>& b, const std::string& what) {

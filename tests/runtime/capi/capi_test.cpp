@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "slanim/slanim.h"
+#include "capi_test_util.hpp"
 
 #include "slanim/appearance/visual_params.hpp"
 #include "slanim/appearance/wearable.hpp"
@@ -40,47 +41,7 @@
 namespace slanim {
 namespace {
 
-const std::string kShared = SLANIM_SHARED_DIR;
-const std::string kDance = kShared + "/anims/linden/DANCE1.anim";
-const std::string kCharacter = kShared + "/sl-character";
-constexpr std::uint8_t kId[16] = {0xb6, 0x8a, 0x30, 0x88, 0x7d, 0x3e, 0x43, 0x0a,
-                                  0x93, 0x59, 0x69, 0xf9, 0x58, 0x75, 0x08, 0x5a};
-
-std::vector<std::uint8_t> read_or_skip(const std::string& path) {
-    auto b = read_file_bytes(path);
-    return b ? std::move(*b) : std::vector<std::uint8_t>{};
-}
-
-#define SKIP_WITHOUT(path)                                                                    \
-    if (!std::filesystem::exists(path))                                                      \
-    GTEST_SKIP() << (path) << " is absent (the shared data folder, ../shared): test skipped"
-
-/// RAII owners for the C objects.
-struct WorldPtr {
-    slanim_world* w = nullptr;
-    ~WorldPtr() { slanim_world_destroy(w); }
-};
-struct SkeletonPtr {
-    slanim_skeleton* s = nullptr;
-    ~SkeletonPtr() { slanim_skeleton_release(s); }
-};
-
-/// The C++ reference: the clip as `slanim play` builds it (tools/slanim/loading.cpp).
-std::shared_ptr<const MotionClip> cxx_clip(const std::vector<std::uint8_t>& bytes, const Skeleton& skel) {
-    ParseOptions opt;
-    opt.skeleton = &skel;
-    ParseResult pr = parse_anim(bytes, opt);
-    EXPECT_TRUE(pr.ok());
-    return MotionClip::build(decode_motion(pr.motion, skel), skel, "reference");
-}
-
-std::vector<float> c_transforms(slanim_world* w, slanim_avatar a) {
-    std::size_t needed = 0;
-    EXPECT_EQ(slanim_avatar_joint_transforms(w, a, nullptr, 0, &needed), SLANIM_ERROR_BUFFER_TOO_SMALL);
-    std::vector<float> out(needed);
-    EXPECT_EQ(slanim_avatar_joint_transforms(w, a, out.data(), out.size(), &needed), SLANIM_OK) << slanim_last_error();
-    return out;
-}
+using namespace capi_test;
 
 /// Bit equality of floats (so -0 vs 0 and NaN payloads count).
 void expect_bits_equal(const float* a, const float* b, std::size_t n, const std::string& what) {
@@ -101,7 +62,7 @@ TEST(CApi, DancePosesEqualCppWorldBitForBit) {
     SkeletonPtr cs;
     ASSERT_EQ(slanim_world_create(2, &cw.w), SLANIM_OK);
     ASSERT_EQ(slanim_skeleton_default(&cs.s), SLANIM_OK);
-    ASSERT_EQ(slanim_world_load_motion(cw.w, kId, bytes.data(), bytes.size()), SLANIM_OK) << slanim_last_error();
+    ASSERT_EQ(slanim_world_load_motion(cw.w, kDanceId, bytes.data(), bytes.size()), SLANIM_OK) << slanim_last_error();
 
     const auto skel = Skeleton::default_skeleton();
     const auto clip = cxx_clip(bytes, *skel);
@@ -112,7 +73,7 @@ TEST(CApi, DancePosesEqualCppWorldBitForBit) {
     for (float off : offsets) {
         slanim_avatar a = 0;
         ASSERT_EQ(slanim_avatar_create(cw.w, cs.s, &a), SLANIM_OK);
-        ASSERT_EQ(slanim_avatar_start_motion(cw.w, a, kId, off), SLANIM_OK);
+        ASSERT_EQ(slanim_avatar_start_motion(cw.w, a, kDanceId, off), SLANIM_OK);
         ca.push_back(a);
         const Entity e = world.create_avatar(skel);
         StartOptions so;
@@ -129,7 +90,7 @@ TEST(CApi, DancePosesEqualCppWorldBitForBit) {
         ASSERT_EQ(slanim_world_step(cw.w, dt), SLANIM_OK);
         world.step(dt);
         if (f == 60) {  // stopping by id eases out like the controller's stop
-            ASSERT_EQ(slanim_avatar_stop_motion(cw.w, ca[1], kId, 0), SLANIM_OK);
+            ASSERT_EQ(slanim_avatar_stop_motion(cw.w, ca[1], kDanceId, 0), SLANIM_OK);
             world.controller(ea[1]).stop(clip.get());
         }
         for (std::size_t k = 0; k < ca.size(); ++k) {
@@ -175,9 +136,9 @@ TEST(CApi, DancePosesEqualSlanimPlayBitForBit) {
     slanim_avatar a = 0;
     ASSERT_EQ(slanim_world_create(1, &cw.w), SLANIM_OK);
     ASSERT_EQ(slanim_skeleton_default(&cs.s), SLANIM_OK);
-    ASSERT_EQ(slanim_world_load_motion(cw.w, kId, bytes.data(), bytes.size()), SLANIM_OK);
+    ASSERT_EQ(slanim_world_load_motion(cw.w, kDanceId, bytes.data(), bytes.size()), SLANIM_OK);
     ASSERT_EQ(slanim_avatar_create(cw.w, cs.s, &a), SLANIM_OK);
-    ASSERT_EQ(slanim_avatar_start_motion(cw.w, a, kId, 0.f), SLANIM_OK);
+    ASSERT_EQ(slanim_avatar_start_motion(cw.w, a, kDanceId, 0.f), SLANIM_OK);
     int32_t bones = 0;
     ASSERT_EQ(slanim_skeleton_bone_count(cs.s, &bones), SLANIM_OK);
     const int frames = 91;
@@ -219,9 +180,9 @@ TEST(CApi, JointMatricesAreTheModelPose) {
     slanim_avatar a = 0;
     ASSERT_EQ(slanim_world_create(1, &cw.w), SLANIM_OK);
     ASSERT_EQ(slanim_skeleton_default(&cs.s), SLANIM_OK);
-    ASSERT_EQ(slanim_world_load_motion(cw.w, kId, bytes.data(), bytes.size()), SLANIM_OK);
+    ASSERT_EQ(slanim_world_load_motion(cw.w, kDanceId, bytes.data(), bytes.size()), SLANIM_OK);
     ASSERT_EQ(slanim_avatar_create(cw.w, cs.s, &a), SLANIM_OK);
-    ASSERT_EQ(slanim_avatar_start_motion(cw.w, a, kId, 1.f), SLANIM_OK);
+    ASSERT_EQ(slanim_avatar_start_motion(cw.w, a, kDanceId, 1.f), SLANIM_OK);
     ASSERT_EQ(slanim_world_step(cw.w, 0.1f), SLANIM_OK);
     const auto t = c_transforms(cw.w, a);
     std::size_t needed = 0;
@@ -357,7 +318,7 @@ TEST(CApi, SkinnedMeshesEqualCppAppearance) {
     slanim_avatar a = 0;
     ASSERT_EQ(slanim_world_create(1, &cw.w), SLANIM_OK);
     ASSERT_EQ(slanim_skeleton_load(kCharacter.c_str(), &cs.s), SLANIM_OK) << slanim_last_error();
-    ASSERT_EQ(slanim_world_load_motion(cw.w, kId, bytes.data(), bytes.size()), SLANIM_OK);
+    ASSERT_EQ(slanim_world_load_motion(cw.w, kDanceId, bytes.data(), bytes.size()), SLANIM_OK);
     ASSERT_EQ(slanim_avatar_create(cw.w, cs.s, &a), SLANIM_OK);
     int32_t count = -1;
     EXPECT_EQ(slanim_avatar_get_visual_param(cw.w, a, 33, nullptr), SLANIM_ERROR_UNSUPPORTED);
@@ -384,7 +345,7 @@ TEST(CApi, SkinnedMeshesEqualCppAppearance) {
     EXPECT_EQ(slanim_avatar_set_visual_param(cw.w, a, 999999, 0.f), SLANIM_ERROR_NOT_FOUND);
     EXPECT_EQ(slanim_avatar_set_visual_param(cw.w, a, 33, NAN), SLANIM_ERROR_OUT_OF_RANGE);
     ASSERT_EQ(slanim_avatar_set_visual_param(cw.w, a, 682, 0.7f), SLANIM_OK);  // head size
-    ASSERT_EQ(slanim_avatar_start_motion(cw.w, a, kId, 0.f), SLANIM_OK);
+    ASSERT_EQ(slanim_avatar_start_motion(cw.w, a, kDanceId, 0.f), SLANIM_OK);
 
     // The C++ side, set up the same way.
     auto skel = load_skeleton(kCharacter);
@@ -527,10 +488,10 @@ TEST(CApi, WorldsOnThreadsShareASkeleton) {
         slanim_world* w = nullptr;
         if (slanim_world_create(1, &w) != SLANIM_OK) return void(problems[t] = slanim_last_error());
         std::vector<slanim_avatar> avatars(3);
-        bool ok = slanim_world_load_motion(w, kId, bytes.data(), bytes.size()) == SLANIM_OK;
+        bool ok = slanim_world_load_motion(w, kDanceId, bytes.data(), bytes.size()) == SLANIM_OK;
         for (auto& a : avatars)
             ok = ok && slanim_avatar_create(w, shared_skeleton.s, &a) == SLANIM_OK &&
-                 slanim_avatar_start_motion(w, a, kId, 0.25f) == SLANIM_OK;
+                 slanim_avatar_start_motion(w, a, kDanceId, 0.25f) == SLANIM_OK;
         for (int f = 0; ok && f < 30; ++f) {
             ok = slanim_world_step(w, f == 0 ? 0.f : 1.f / 30.f) == SLANIM_OK;
             // A failing world-free call on this thread: its message is this thread's own.
@@ -623,7 +584,7 @@ TEST(CApi, ValidationEqualsReader) {
     EXPECT_EQ(v.warnings, static_cast<int32_t>(pr.count(Severity::Warning)));
     WorldPtr cw;
     ASSERT_EQ(slanim_world_create(1, &cw.w), SLANIM_OK);
-    EXPECT_EQ(slanim_world_load_motion(cw.w, kId, bytes.data(), bytes.size()), SLANIM_ERROR_INVALID_DATA);
+    EXPECT_EQ(slanim_world_load_motion(cw.w, kDanceId, bytes.data(), bytes.size()), SLANIM_ERROR_INVALID_DATA);
     EXPECT_EQ(std::string(slanim_last_error()), "slanim_world_load_motion: " + pr.first_error()->describe());
     EXPECT_NE(std::string(slanim_last_error()).find("at byte 8"), std::string::npos) << slanim_last_error();
 }
