@@ -407,11 +407,13 @@ SLANIM_API slanim_status slanim_avatar_destroy(slanim_world* world, slanim_avata
 SLANIM_API int slanim_avatar_valid(const slanim_world* world, slanim_avatar avatar);
 
 /**
- * LLMotionController::startMotion(id, start_offset): starts the cached motion `motion_id`,
+ * LLMotionController::startMotion(id, start_offset): starts the motion `motion_id` (a cached
+ * .anim, or a custom motion registered with slanim_world_register_custom_motion),
  * `start_offset` seconds in (finite, >= 0). A motion already fully playing keeps playing; one
  * easing out restarts. While the avatar's instance of `motion_id` is active it is the motion
  * started, even if the cache entry was replaced or unloaded meanwhile.
- * Errors: INVALID_HANDLE, NOT_FOUND (not in the cache), OUT_OF_RANGE.
+ * Errors: INVALID_HANDLE, NOT_FOUND (neither cached nor registered), OUT_OF_RANGE, UNSUPPORTED
+ * (a custom motion registered for a skeleton whose joints differ from the avatar's).
  */
 SLANIM_API slanim_status slanim_avatar_start_motion(slanim_world* world, slanim_avatar avatar,
                                                     const uint8_t* motion_id, float start_offset);
@@ -420,7 +422,7 @@ SLANIM_API slanim_status slanim_avatar_start_motion(slanim_world* world, slanim_
  * the viewer's setStopTime says); `immediate` non-zero deactivates it at once. Stopping a
  * motion that does not play is not an error. The id finds the motion this avatar last started
  * under it, even after the cache entry was replaced or unloaded. Errors: INVALID_HANDLE,
- * NOT_FOUND (neither in the cache nor ever started on this avatar).
+ * NOT_FOUND (neither cached, registered as a custom motion, nor ever started on this avatar).
  */
 SLANIM_API slanim_status slanim_avatar_stop_motion(slanim_world* world, slanim_avatar avatar,
                                                    const uint8_t* motion_id, int immediate);
