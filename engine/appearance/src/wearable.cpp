@@ -109,13 +109,15 @@ private:
         fail(line, msg);
         return *err_;
     }
-    /// The next physical line (LF or CRLF; the CR is dropped); false at the end of the text.
+    /// The next physical line (LF or CRLF; every CR before the LF is dropped, so that a name or
+    /// description never ends in a CR the writer's LF line end could not keep); false at the
+    /// end of the text.
     bool next(std::string_view& out) {
         if (pos_ >= t_.size()) return false;
         std::size_t e = t_.find('\n', pos_);
         if (e == std::string_view::npos) e = t_.size();
         out = t_.substr(pos_, e - pos_);
-        if (!out.empty() && out.back() == '\r') out.remove_suffix(1);
+        while (!out.empty() && out.back() == '\r') out.remove_suffix(1);
         pos_ = e + 1;
         ++line_;
         return true;

@@ -161,6 +161,20 @@ TEST(Wearable, Tolerances) {
     EXPECT_EQ(w->version, 24);
 }
 
+// Found by slanim_fuzz_wearable: a description line ending in CR CR LF kept one CR, which the
+// writer's LF line end then lost, so writing and reading again changed the wearable. Every CR
+// before the LF is a line-end CR.
+TEST(Wearable, NameAndDescriptionNeverEndInACarriageReturn) {
+    const std::string text = replace(std::string(kEyes), "New Eyes\n\n", "New Eyes\r\r\nmy description\r\r\r\n");
+    const Result<Wearable> w = parse_wearable(text);
+    ASSERT_TRUE(w.ok()) << w.error().describe();
+    EXPECT_EQ(w->name, "New Eyes");
+    EXPECT_EQ(w->description, "my description");
+    const Result<Wearable> again = parse_wearable(write_wearable(*w));
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(*again, *w);
+}
+
 TEST(Wearable, TerseWeights) {
     Wearable w = *parse_wearable(kEyes);
     w.params = {{1, 0.f}, {2, 1.2f}, {3, 24.f}, {4, -0.59f}, {5, 0.59f}, {6, -0.f}, {7, 0.125f}, {8, 1e-7f}};

@@ -73,7 +73,8 @@ struct Wearable {
 /// Parses wearable text like `LLWearable::importStream` (with `LLPermissions` and `LLSaleInfo`
 /// `importLegacyStream`). Errors carry the 1-based line (Error::line, and "line N: " in the
 /// message) and what was expected. Tolerances, as in the viewer:
-///  * LF or CRLF line ends (a CR before the LF is dropped); blank lines before a block header,
+///  * LF or CRLF line ends (every CR before the LF is dropped: a name or description never ends
+///    in a CR, so that writing and reading again gives the same wearable); blank lines before a block header,
 ///    parameter or texture line are skipped; blanks and tabs separate words anywhere;
 ///  * the second line is the name and the third the description, each verbatim (may be empty,
 ///    never skipped);
