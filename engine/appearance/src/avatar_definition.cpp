@@ -353,12 +353,14 @@ bool Reader::driver_parameters(const pugi::xml_node& n) {
 bool Reader::check_driven() {
     std::set<int> ids;
     for (const VisualParamDef& p : def_.params) ids.insert(p.id);
-    for (const pugi::xml_node param : doc_.document_element().child("driver_parameters").children("param"))
-        for (const pugi::xml_node d : param.child("param_driver").children("driven")) {
-            int id = 0;
-            if (parse_int(d.attribute("id").value(), id) && !ids.count(id))
-                return fail(d, fmt::format("driven id {} names no param", id));
-        }
+    // Every <driver_parameters> block (a file may have several; each is read).
+    for (const pugi::xml_node block : doc_.document_element().children("driver_parameters"))
+        for (const pugi::xml_node param : block.children("param"))
+            for (const pugi::xml_node d : param.child("param_driver").children("driven")) {
+                int id = 0;
+                if (parse_int(d.attribute("id").value(), id) && !ids.count(id))
+                    return fail(d, fmt::format("driven id {} names no param", id));
+            }
     return true;
 }
 

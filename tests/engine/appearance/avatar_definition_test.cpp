@@ -276,6 +276,13 @@ TEST(AvatarDefinition, ErrorsWithLines) {
     expect_error(replace(kSmall, "sex=\"female\"", "sex=\"other\""), 15, "sex=\"other\"");
     expect_error(replace(kSmall, "<driven id=\"187\"/>", "<driven id=\"4242\"/>"), 34, "driven id 4242 names no param");
     expect_error(replace(kSmall, "<driven id=\"187\"/>", "<driven min1=\"0\"/>"), 34, "missing attribute id");
+    // A second <driver_parameters> block is checked too (slanim_fuzz_wearable found one whose
+    // driven id named no param).
+    expect_error(replace(kSmall, "  <morph_masks/>",
+                         "  <driver_parameters>\n    <param id=\"664\" name=\"D2\" value_min=\"0\" value_max=\"1\">"
+                         "<param_driver><driven id=\"4343\"/></param_driver></param>\n  </driver_parameters>\n"
+                         "  <morph_masks/>"),
+                 41, "driven id 4343 names no param");
     expect_error(replace(kSmall, "type=\"headMesh\" lod=\"0\"", "type=\"tailMesh\" lod=\"0\""), 14,
                  "unknown mesh type \"tailMesh\"");
     expect_error(replace(kSmall, "lod=\"1\" file_name", "lod=\"5\" file_name"), 21, "lod 5 is out of range");
