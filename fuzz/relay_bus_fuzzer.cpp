@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "fuzz_check.hpp"
+#include "relay_fuzz_agents.hpp"
 #include "fuzz_seeds.hpp"
 #include "slanim/net/relay.hpp"
 #include "slanim/net/relay_bus.hpp"
@@ -46,12 +47,7 @@ namespace pn = slanim::puppetry_net;
 
 constexpr const char* kFuzzTarget = "slanim_fuzz_relay_bus";
 
-Uuid agent(unsigned k) {
-    Uuid u;
-    u.bytes[0] = 0x42;
-    u.bytes[15] = static_cast<std::uint8_t>(k + 1);
-    return u;
-}
+Uuid agent(unsigned k) { return fuzz::relay_agent(k); }
 
 constexpr double kWestX = 256.0 * 1000, kY = 256.0 * 1000;
 
@@ -93,11 +89,18 @@ void fuzz_message(std::span<const std::uint8_t> bytes, std::size_t size) {
     c.max_agents = 4;
     PuppetryRelay relay(c);
     const auto noop = [](const RelayEndpoint&, std::span<const std::uint8_t>) {};
+    // Three local agents with credentials and open circuits, placed by position reports; agent
+    // 2 listens 4 km around it (its capability, as a viewer sets it).
     for (unsigned k = 0; k < 3; ++k) {
+        const RelayEndpoint from{0x7F000001u, static_cast<std::uint16_t>(2000 + k)};
+        SLANIM_FUZZ_CHECK(relay.issue(agent(k), fuzz::relay_credentials(k), 1.0).ok(), size);
+        relay.receive_datagram(pn::encode_use_circuit_code(agent(k), fuzz::relay_credentials(k).circuit_code), from,
+                               1.0);
         const auto d = pn::encode_position_report(agent(k), {2.f + 10.f * static_cast<float>(k), 100.f, 20.f});
-        relay.receive_datagram(*d, {0x7F000001u, static_cast<std::uint16_t>(2000 + k)}, 1.0);
+        relay.receive_datagram(*d, from, 1.0);
     }
-    (void)relay.handle_http("POST", "/agent/" + agent(2).str() + "/puppetry",
+    SLANIM_FUZZ_CHECK(relay.counters().circuits_opened == 3, size);
+    (void)relay.handle_http("POST", fuzz::relay_credentials(2).capability_path(),
                             "<llsd><map><key>range</key><real>4096</real></map></llsd>", 1.0);
     relay.tick(1.0, noop);
     std::vector<PuppetryEvent> events;

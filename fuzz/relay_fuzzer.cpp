@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "fuzz_check.hpp"
+#include "relay_fuzz_agents.hpp"
 #include "fuzz_seeds.hpp"
 #include "slanim/formats/llsd.hpp"
 #include "slanim/puppetry/event_block.hpp"
@@ -58,21 +59,10 @@ constexpr std::size_t kAgents = 4, kSubs = 3, kMutes = 3;
 
 constexpr const char* kFuzzTarget = "slanim_fuzz_relay";
 
-Uuid agent(unsigned k) {
-    Uuid u;
-    u.bytes[0] = 0x42;
-    u.bytes[15] = static_cast<std::uint8_t>(k + 1);
-    return u;
-}
+Uuid agent(unsigned k) { return fuzz::relay_agent(k); }
 
 // Deterministic credentials of agent k (the command issues random ones).
-RelayCredentials creds(unsigned k) {
-    RelayCredentials c;
-    c.token = agent(k).bytes;
-    c.token[0] ^= 0xC3;
-    c.circuit_code = 0x5EED0000u + k;
-    return c;
-}
+RelayCredentials creds(unsigned k) { return fuzz::relay_credentials(k); }
 
 std::string cap_path(unsigned k) { return creds(k).capability_path(); }
 
