@@ -26,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "test_host.hpp"
 #include "temp_dir.hpp"
 #include "loopback_udp.hpp"
 
@@ -59,17 +60,7 @@ std::string slurp(const fs::path& p) {
 }
 
 /// A free UDP port on 127.0.0.1 (bound and released; the command binds it right after).
-int free_udp_port() {
-    const int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
-    sockaddr_in sa{};
-    sa.sin_family = AF_INET;
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(fd, reinterpret_cast<const sockaddr*>(&sa), sizeof sa);
-    socklen_t len = sizeof sa;
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
-    ::close(fd);
-    return ntohs(sa.sin_port);
-}
+int free_udp_port() { return slanim::test::free_loopback_port(SOCK_DGRAM); }
 
 struct ChildRun {
     int status = -1;       ///< exit status, or -1 when killed

@@ -31,6 +31,7 @@
 #include <thread>
 #include <vector>
 
+#include "test_host.hpp"
 #include "../temp_dir.hpp"
 #include "loopback_udp.hpp"
 #include "relay_join.hpp"
@@ -51,17 +52,7 @@ const char* nats_server_binary() {
     return nullptr;
 }
 
-int free_tcp_port() {
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in sa{};
-    sa.sin_family = AF_INET;
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(fd, reinterpret_cast<const sockaddr*>(&sa), sizeof sa);
-    socklen_t len = sizeof sa;
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
-    ::close(fd);
-    return ntohs(sa.sin_port);
-}
+int free_tcp_port() { return slanim::test::free_loopback_port(SOCK_STREAM); }
 
 bool tcp_open(int port) {
     const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -212,14 +203,7 @@ struct Grid2 {
     }
 };
 
-long resident_kib() {
-    std::FILE* f = std::fopen("/proc/self/statm", "r");
-    if (!f) return -1;
-    long size = 0, resident = 0;
-    const int got = std::fscanf(f, "%ld %ld", &size, &resident);
-    std::fclose(f);
-    return got == 2 ? resident * (sysconf(_SC_PAGESIZE) / 1024) : -1;
-}
+using slanim::test::resident_kib;
 
 Llsd stats(const cli::RelayServer& r) {
     httplib::Client http("127.0.0.1", r.http_port());

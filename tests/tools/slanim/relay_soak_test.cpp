@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "test_host.hpp"
 #include "loopback_udp.hpp"
 #include "relay_join.hpp"
 #include "relay_command.hpp"
@@ -51,14 +52,7 @@ Uuid agent(std::uint8_t n) {
     return u;
 }
 
-long resident_kib() {
-    std::FILE* f = std::fopen("/proc/self/statm", "r");
-    if (!f) return -1;
-    long size = 0, resident = 0;
-    const int got = std::fscanf(f, "%ld %ld", &size, &resident);
-    std::fclose(f);
-    return got == 2 ? resident * (sysconf(_SC_PAGESIZE) / 1024) : -1;
-}
+using slanim::test::resident_kib;
 
 }  // namespace
 
