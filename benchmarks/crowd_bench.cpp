@@ -96,6 +96,20 @@ const Mix& mix() {
     return m;
 }
 
+/// The timed loop of the crowd benchmarks: one World::step of kStep per iteration, reported
+/// per avatar (µs) with the per-avatar state (KiB).
+void measure_steps(benchmark::State& state, World& w, int n, const std::string& label) {
+    for (auto _ : state) {
+        w.step(kStep);
+        benchmark::ClobberMemory();
+    }
+    state.counters["us_per_avatar"] =
+        benchmark::Counter(static_cast<double>(state.iterations()) * n * 1e-6,
+                           benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["KiB_per_avatar"] = static_cast<double>(w.avatar_state_bytes()) / n / 1024.0;
+    state.SetLabel(label);
+}
+
 void bm_crowd(benchmark::State& state) {
     const int n = static_cast<int>(state.range(0));
     const int threads = static_cast<int>(state.range(1));
@@ -117,15 +131,7 @@ void bm_crowd(benchmark::State& state) {
             w.set_appearance(e, std::shared_ptr<Appearance>(std::move(*a)));
         }
     for (int f = 0; f < 60; ++f) w.step(kStep);  // past every ease-in
-    for (auto _ : state) {
-        w.step(kStep);
-        benchmark::ClobberMemory();
-    }
-    state.counters["us_per_avatar"] =
-        benchmark::Counter(static_cast<double>(state.iterations()) * n * 1e-6,
-                           benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-    state.counters["KiB_per_avatar"] = static_cast<double>(w.avatar_state_bytes()) / n / 1024.0;
-    state.SetLabel(m.label);
+    measure_steps(state, w, n, m.label);
 }
 
 void bm_crowd_procedural(benchmark::State& state) {
@@ -141,15 +147,7 @@ void bm_crowd_procedural(benchmark::State& state) {
             w.set_look_at(ents[k], Vec3{2.f * std::cos(a), 2.f * std::sin(a), 1.4f});
         }
     for (int f = 0; f < 90; ++f) w.step(kStep);  // past every ease-in
-    for (auto _ : state) {
-        w.step(kStep);
-        benchmark::ClobberMemory();
-    }
-    state.counters["us_per_avatar"] =
-        benchmark::Counter(static_cast<double>(state.iterations()) * n * 1e-6,
-                           benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-    state.counters["KiB_per_avatar"] = static_cast<double>(w.avatar_state_bytes()) / n / 1024.0;
-    state.SetLabel(m.label);
+    measure_steps(state, w, n, m.label);
 }
 
 void bm_crowd_viewer(benchmark::State& state) {

@@ -200,6 +200,20 @@ std::vector<unsigned char> play_procedural_crowd(int threads, bool lod) {
 
 }  // namespace
 
+/// Heap allocations made by `frames` steps of 1/60 s, `before_step(f)` running before step f
+/// (counted by this file's operator new).
+template <class BeforeStep>
+long long step_allocations(World& w, int frames, BeforeStep&& before_step) {
+    g_news = 0;
+    g_count = true;
+    for (int f = 0; f < frames; ++f) {
+        before_step(f);
+        w.step(1.f / 60.f);
+    }
+    g_count = false;
+    return g_news.load();
+}
+
 /// `play(threads, lod)` gives the same bytes on 2 and 4 threads as on 1, with and without LOD.
 template <class Play>
 void expect_identical_for_every_thread_count(Play&& play) {
@@ -229,11 +243,7 @@ TEST(Crowd, StepDoesNotAllocateOnceMotionsAreLoaded) {
         const auto clips = crowd_clips();
         populate_crowd(w, skeleton(), clips, 64);
         for (int f = 0; f < 5; ++f) w.step(1.f / 60.f);  // the scratch grows to its need
-        g_news = 0;
-        g_count = true;
-        for (int f = 0; f < 240; ++f) w.step(1.f / 60.f);
-        g_count = false;
-        EXPECT_EQ(g_news.load(), 0) << threads << " threads";
+        EXPECT_EQ(step_allocations(w, 240, [](int) {}), 0) << threads << " threads";
     }
 }
 
@@ -342,15 +352,11 @@ TEST(Crowd, ProceduralMotionsDoNotAllocateInStepAndFitIn16KiB) {
             w.set_look_at(e, Vec3{3.f, 1.f, 1.6f});
         }
         for (int f = 0; f < 5; ++f) w.step(1.f / 60.f);
-        g_news = 0;
-        g_count = true;
-        for (int f = 0; f < 240; ++f) {
-            if (f == 100)  // moving targets cost nothing either
+        const auto move_targets = [&](int f) {  // moving targets cost nothing either
+            if (f == 100)
                 for (Entity e : ents) w.set_look_at(e, Vec3{-1.f, 2.f, 1.f}, LookAtFrame::HeadOffset);
-            w.step(1.f / 60.f);
-        }
-        g_count = false;
-        EXPECT_EQ(g_news.load(), 0) << threads << " threads";
+        };
+        EXPECT_EQ(step_allocations(w, 240, move_targets), 0) << threads << " threads";
     }
     bool real = false;
     const auto clips = crowd_clips(&real);

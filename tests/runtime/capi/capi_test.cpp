@@ -130,15 +130,11 @@ TEST(CApi, DancePosesEqualSlanimPlayBitForBit) {
     std::getline(in, line);
     ASSERT_EQ(line, "frame,time,joint,px,py,pz,qx,qy,qz,qw");
 
-    const auto bytes = read_or_skip(kDance);
-    WorldPtr cw;
-    SkeletonPtr cs;
-    slanim_avatar a = 0;
-    ASSERT_EQ(slanim_world_create(1, &cw.w), SLANIM_OK);
-    ASSERT_EQ(slanim_skeleton_default(&cs.s), SLANIM_OK);
-    ASSERT_EQ(slanim_world_load_motion(cw.w, kDanceId, bytes.data(), bytes.size()), SLANIM_OK);
-    ASSERT_EQ(slanim_avatar_create(cw.w, cs.s, &a), SLANIM_OK);
-    ASSERT_EQ(slanim_avatar_start_motion(cw.w, a, kDanceId, 0.f), SLANIM_OK);
+    DanceWorld dw;
+    ASSERT_NO_FATAL_FAILURE(open_dance_world(dw, 1, 0.f));
+    const WorldPtr& cw = dw.cw;
+    const SkeletonPtr& cs = dw.cs;
+    const slanim_avatar a = dw.a;
     int32_t bones = 0;
     ASSERT_EQ(slanim_skeleton_bone_count(cs.s, &bones), SLANIM_OK);
     const int frames = 91;
@@ -174,15 +170,10 @@ TEST(CApi, DancePosesEqualSlanimPlayBitForBit) {
 // Joint matrices: column-major T·R·S of the model pose and the joint's own local scale.
 TEST(CApi, JointMatricesAreTheModelPose) {
     SKIP_WITHOUT(kDance);
-    const auto bytes = read_or_skip(kDance);
-    WorldPtr cw;
-    SkeletonPtr cs;
-    slanim_avatar a = 0;
-    ASSERT_EQ(slanim_world_create(1, &cw.w), SLANIM_OK);
-    ASSERT_EQ(slanim_skeleton_default(&cs.s), SLANIM_OK);
-    ASSERT_EQ(slanim_world_load_motion(cw.w, kDanceId, bytes.data(), bytes.size()), SLANIM_OK);
-    ASSERT_EQ(slanim_avatar_create(cw.w, cs.s, &a), SLANIM_OK);
-    ASSERT_EQ(slanim_avatar_start_motion(cw.w, a, kDanceId, 1.f), SLANIM_OK);
+    DanceWorld dw;
+    ASSERT_NO_FATAL_FAILURE(open_dance_world(dw, 1, 1.f));
+    const WorldPtr& cw = dw.cw;
+    const slanim_avatar a = dw.a;
     ASSERT_EQ(slanim_world_step(cw.w, 0.1f), SLANIM_OK);
     const auto t = c_transforms(cw.w, a);
     std::size_t needed = 0;

@@ -49,6 +49,23 @@ struct SkeletonPtr {
     ~SkeletonPtr() { slanim_skeleton_release(s); }
 };
 
+/// A C world (`threads` workers) with DANCE1 in its cache and one avatar of the default
+/// skeleton playing it from `start_offset` seconds. Use with ASSERT_NO_FATAL_FAILURE; the
+/// caller skips first when DANCE1 is absent (SKIP_WITHOUT).
+struct DanceWorld {
+    WorldPtr cw;
+    SkeletonPtr cs;
+    slanim_avatar a = 0;
+};
+inline void open_dance_world(DanceWorld& d, int threads, float start_offset) {
+    const auto bytes = read_or_skip(kDance);
+    ASSERT_EQ(slanim_world_create(threads, &d.cw.w), SLANIM_OK);
+    ASSERT_EQ(slanim_skeleton_default(&d.cs.s), SLANIM_OK);
+    ASSERT_EQ(slanim_world_load_motion(d.cw.w, kDanceId, bytes.data(), bytes.size()), SLANIM_OK) << slanim_last_error();
+    ASSERT_EQ(slanim_avatar_create(d.cw.w, d.cs.s, &d.a), SLANIM_OK);
+    ASSERT_EQ(slanim_avatar_start_motion(d.cw.w, d.a, kDanceId, start_offset), SLANIM_OK);
+}
+
 /// The C++ reference: the clip as `slanim play` builds it (tools/slanim/loading.cpp).
 inline std::shared_ptr<const MotionClip> cxx_clip(const std::vector<std::uint8_t>& bytes, const Skeleton& skel) {
     ParseOptions opt;
