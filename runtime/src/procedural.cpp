@@ -139,32 +139,7 @@ void euler_angles(Quat q, float& roll, float& pitch, float& yaw) {
 
 Quat quat_from_axes(Vec3 x_axis, Vec3 y_axis, Vec3 z_axis) {
     const float m[3][3] = {{x_axis.x, x_axis.y, x_axis.z}, {y_axis.x, y_axis.y, y_axis.z}, {z_axis.x, z_axis.y, z_axis.z}};
-    Quat q;
-    const float tr = m[0][0] + m[1][1] + m[2][2];
-    if (tr > 0.f) {
-        float s = std::sqrt(tr + 1.f);
-        q.w = s / 2.f;
-        s = 0.5f / s;
-        q.x = (m[1][2] - m[2][1]) * s;
-        q.y = (m[2][0] - m[0][2]) * s;
-        q.z = (m[0][1] - m[1][0]) * s;
-    } else {
-        int i = 0;
-        if (m[1][1] > m[0][0]) i = 1;
-        if (m[2][2] > m[i][i]) i = 2;
-        const int nxt[3] = {1, 2, 0};
-        const int j = nxt[i];
-        const int k = nxt[j];
-        float s = std::sqrt((m[i][i] - (m[j][j] + m[k][k])) + 1.f);
-        float v[4];
-        v[i] = s * 0.5f;
-        if (s != 0.f) s = 0.5f / s;
-        v[3] = (m[j][k] - m[k][j]) * s;
-        v[j] = (m[i][j] + m[j][i]) * s;
-        v[k] = (m[i][k] + m[k][i]) * s;
-        q = {v[0], v[1], v[2], v[3]};
-    }
-    return ll_normalize(q);
+    return ll_normalize(matrix3_quaternion(m));
 }
 
 float normalize_vec(Vec3& v) {

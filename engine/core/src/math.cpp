@@ -119,6 +119,32 @@ Quat unpack_from_vector3(Vec3 v) {
     return {v.x, v.y, v.z, t > 0 ? std::sqrt(t) : 0.f};
 }
 
+Quat matrix3_quaternion(const float (&m)[3][3]) {
+    float q[4];
+    const float tr = m[0][0] + m[1][1] + m[2][2];
+    if (tr > 0.f) {
+        float s = std::sqrt(tr + 1.f);
+        q[3] = s / 2.f;
+        s = 0.5f / s;
+        q[0] = (m[1][2] - m[2][1]) * s;
+        q[1] = (m[2][0] - m[0][2]) * s;
+        q[2] = (m[0][1] - m[1][0]) * s;
+    } else {
+        int i = 0;
+        if (m[1][1] > m[0][0]) i = 1;
+        if (m[2][2] > m[i][i]) i = 2;
+        const int nxt[3] = {1, 2, 0};
+        const int j = nxt[i], k = nxt[j];
+        float s = std::sqrt((m[i][i] - (m[j][j] + m[k][k])) + 1.f);
+        q[i] = s * 0.5f;
+        if (s != 0.f) s = 0.5f / s;
+        q[3] = (m[j][k] - m[k][j]) * s;
+        q[j] = (m[i][j] + m[j][i]) * s;
+        q[k] = (m[i][k] + m[k][i]) * s;
+    }
+    return {q[0], q[1], q[2], q[3]};
+}
+
 Quat shortest_arc(Vec3 a, Vec3 b) {
     const float ab = dot(a, b);
     Vec3 c = cross(a, b);

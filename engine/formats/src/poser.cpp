@@ -123,31 +123,8 @@ Quat poser_rotation(Vec3 e) {
     m[0][2] = -cxsy * cz + sx * sz;
     m[1][2] = cxsy * sz + sx * cz;
     m[2][2] = cx * cy;
-    // LLMatrix3::quaternion().
-    float q[4];
-    const float tr = m[0][0] + m[1][1] + m[2][2];
-    if (tr > 0.f) {
-        float s = std::sqrt(tr + 1.f);
-        q[3] = s / 2.f;
-        s = 0.5f / s;
-        q[0] = (m[1][2] - m[2][1]) * s;
-        q[1] = (m[2][0] - m[0][2]) * s;
-        q[2] = (m[0][1] - m[1][0]) * s;
-    } else {
-        int i = 0;
-        if (m[1][1] > m[0][0]) i = 1;
-        if (m[2][2] > m[i][i]) i = 2;
-        const int nxt[3] = {1, 2, 0};
-        const int j = nxt[i], k = nxt[j];
-        float s = std::sqrt((m[i][i] - (m[j][j] + m[k][k])) + 1.f);
-        q[i] = s * 0.5f;
-        if (s != 0.f) s = 0.5f / s;
-        q[3] = (m[j][k] - m[k][j]) * s;
-        q[j] = (m[i][j] + m[j][i]) * s;
-        q[k] = (m[i][k] + m[k][i]) * s;
-    }
     // LLQuaternion(const LLMatrix3&) and the loader both normalize.
-    return ll_normalize(ll_normalize(Quat{q[0], q[1], q[2], q[3]}));
+    return ll_normalize(ll_normalize(matrix3_quaternion(m)));
 }
 
 Result<PoserConvertResult> poser_to_motion(const PoserPose& pose, const Skeleton& skeleton,

@@ -129,6 +129,12 @@ Quat unpack_from_vector3(Vec3 v);
 /// `LLQuaternion::shortestArc(a, b)`: the rotation taking direction a to direction b.
 Quat shortest_arc(Vec3 a, Vec3 b);
 
+/// `LLMatrix3::quaternion()`: the quaternion of a 3×3 rotation matrix given as `m[row][col]`
+/// in the viewer's row-vector layout (row i is the image of axis i), float arithmetic in the
+/// viewer's order (trace branch, else the largest diagonal element). Not normalized: callers
+/// normalize as their viewer function does (`LLQuaternion(const LLMatrix3&)` once).
+Quat matrix3_quaternion(const float (&m)[3][3]);
+
 /// llmath.h `cubic_step(x)` = x²(3 − 2x) with x clamped to [0, 1].
 inline float cubic_step(float x) {
     x = x < 0.f ? 0.f : (x > 1.f ? 1.f : x);
