@@ -149,6 +149,10 @@ TEST(RelayBusMessage, EveryFramingRuleIsCheckedWithItsOffset) {
     EXPECT_EQ(fault_of(null_sender), BusFault::Sender);
     EXPECT_EQ(fault_of(with(18, 3)), BusFault::Flags);
     EXPECT_EQ(fault_of(with(18, 0)), BusFault::Position);  // coordinates with the flag off
+    auto negative_zero = with(18, 0);  // flag off, x = -0.0: compares equal to 0, written as +0.0
+    std::fill(negative_zero.begin() + 19, negative_zero.begin() + 43, 0);
+    negative_zero[26] = 0x80;
+    EXPECT_EQ(fault_of(negative_zero), BusFault::Position);
     auto inf = good;
     for (int i = 0; i < 8; ++i) inf[27 + i] = i == 7 ? 0x7F : (i == 6 ? 0xF0 : 0);  // +inf
     EXPECT_EQ(fault_of(inf), BusFault::Position);

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -173,7 +174,11 @@ Result<bool> decode_bus_message(std::span<const std::uint8_t> b, BusMessage& out
     out.z = get_f64(b.data() + 35);
     if (!std::isfinite(out.x) || !std::isfinite(out.y) || !std::isfinite(out.z))
         return fail(BusFault::Position, 19, "non-finite position");
-    if (!out.has_position && (out.x != 0 || out.y != 0 || out.z != 0))
+    // With the 'known' flag off the 24 coordinate bytes are all zero, as encode_bus_message
+    // writes them: a byte test, not `x != 0`, so that -0.0 (which compares equal to 0 but is
+    // written as +0.0) is refused and every accepted message re-encodes to its own bytes.
+    if (!out.has_position &&
+        std::any_of(b.begin() + 19, b.begin() + 43, [](std::uint8_t v) { return v != 0; }))
         return fail(BusFault::Position, 19, "a position with the 'known' flag off");
     const std::size_t n = b[43];
     if (n == 0 || n > kBusMaxBlocks)
