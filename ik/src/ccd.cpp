@@ -75,8 +75,12 @@ bool CcdJob::run() const {
             moved = detail::straighten_toward(pose, w, straight_at, settings.end_rotation,
                                               settings.limits);
             ++sweeps;
+            const float before = error;
             error = target_error(target, s.effector());
-            if (moved < kStallAngle) break;  // already straight (or held by limits)
+            // Already straight (or held by limits). Aiming a straight chain again only turns
+            // its joints by rounding noise, which can exceed kStallAngle: a pass that brings
+            // the effector no closer is the end as well.
+            if (moved < kStallAngle || !(error < before)) break;
             continue;
         }
         for (int k = 1; k <= last; ++k) {
@@ -96,8 +100,13 @@ bool CcdJob::run() const {
             moved = std::fmax(moved, change);
         }
         ++sweeps;
+        const float before = error;
         error = target_error(target, s.effector());
-        if (moved < kStallAngle && error > settings.tolerance) {
+        // A CCD sweep never moves the effector away from the goal (each turn is its joint's
+        // optimum), so a sweep that brings it no closer has reached a stationary point, even
+        // when rounding noise still turns the joints by more than kStallAngle.
+        const bool stalled = moved < kStallAngle || !(error < before);
+        if (stalled && error > settings.tolerance) {
             // Stationary: the chain lies on the line through the goal (every joint sees the
             // effector straight toward or away from it), or limits pin it. Turn every joint a
             // little about one axis across that line, then carry on; if it stalls again, it is

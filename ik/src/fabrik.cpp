@@ -165,9 +165,12 @@ bool FabrikJob::run() const {
 
         const float moved = recover_rotations(pose, w, s.keep, p, settings.limits);
         ++iterations;
+        const float before = error;
         error = target_error(target, s.effector());
         points_from_pose(w, s.keep, p);
         if (moved < 1e-7f) break;  // nothing changes any more (straight, or pinned by limits)
+        // Straightening an already straight chain again only turns it by rounding noise.
+        if (straight && !(error < before)) break;
     }
 
     detail::finish_end_rotation(pose, w, settings.end_rotation, s.saved_world0);

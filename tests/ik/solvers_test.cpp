@@ -771,6 +771,11 @@ TEST(SolverDegenerate, UnreachableTargetStraightensTheChainTowardIt) {
             EXPECT_FALSE(r.reachable);
             EXPECT_FALSE(r.converged);
             EXPECT_NEAR(r.initial_error, length(start.effector - goal), 1e-5f);
+            // Once straight, aiming again only turns joints by rounding noise: the solve ends
+            // when a pass brings the effector no closer, not at the iteration budget.
+            if (solver < 2) {
+                EXPECT_LE(r.iterations, 4);
+            }
         }
     }
 }

@@ -94,8 +94,11 @@ float target_error(const Target& target, Vec3 effector);
 
 /// Cyclic coordinate descent (Wang & Chen 1991; Kenwright 2012): from J[1] up to J[L], each joint
 /// turns (shortest arc, then its limit) so the joint→effector direction points at the target;
-/// sweeps repeat until the tolerance or the iteration limit. Unreachable targets straighten the
-/// chain toward them. Default solver of the runtime.
+/// sweeps repeat until the tolerance, the iteration limit, or a stationary point: a sweep that
+/// turns no joint by more than 1e-7 rad or brings the effector no closer (a stationary point on
+/// the line through the goal gets one nudge first). Unreachable targets straighten the chain
+/// toward them, which ends as soon as a pass brings the effector no closer. Default solver of
+/// the runtime.
 struct CcdJob {
     ChainPose pose;
     Target target;
@@ -110,7 +113,9 @@ struct CcdJob {
 };
 
 /// FABRIK (Aristidou & Lasenby 2011): backward and forward reaching passes over joint positions,
-/// then rotations recovered by shortest arc per bone (limits applied during recovery).
+/// then rotations recovered by shortest arc per bone (limits applied during recovery). Passes
+/// repeat until the tolerance, the iteration limit, a pass that turns no joint by more than
+/// 1e-7 rad, or (target out of reach) a straightening pass that brings the effector no closer.
 struct FabrikJob {
     ChainPose pose;
     Target target;
