@@ -5,6 +5,12 @@
 #include "slanim/core/blend.hpp"
 #include "slanim/core/clip.hpp"
 
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <random>
+#include <vector>
+
 using namespace slanim;
 
 namespace {
@@ -75,7 +81,7 @@ TEST(Blend, SixSlotsDescendingPriorityNewestFirstOnTies) {
     EXPECT_FALSE(f.b.add(0, state(&v[6], 1.f, 0)));  // all six ≥ 0: dropped
     EXPECT_TRUE(f.b.add(0, state(&v[7], 1.f, 5)));   // pushes the lowest (v5) out
     const int expect[6] = {7, 2, 4, 0, 1, 3};
-    for (int s = 0; s < 6; ++s) EXPECT_EQ(f.b.slot(0, s).position, &v[expect[s]]) << s;
+    for (int s = 0; s < 6; ++s) EXPECT_EQ(f.b.slot(0, s).position, v[expect[s]]) << s;
     f.apply();
     EXPECT_EQ(f.pos[0], v[7]);
 }
@@ -96,3 +102,181 @@ TEST(Blend, AdditiveAfterAFullOverrideAddsNothingAndRotatesFirst) {
     const Quat added = ll_mul(ll_nlerp(1.f, Quat::identity(), add_rot), Quat::identity());
     EXPECT_EQ(g.rot[0], ll_mul(added, base_rot));
 }
+
+// ---- The vector fold against a plain scalar reference ---------------------------------------
+namespace {
+
+// LLJointStateBlender as the viewer writes it (addJointState's sorted insertion into six
+// slots, blendJointStates' fold), with pointers to the states, one joint at a time.
+struct ReferenceBlender {
+    std::vector<std::array<const JointStateRef*, 6>> slots;
+    std::vector<int> counts;
+    explicit ReferenceBlender(int n) : slots(static_cast<std::size_t>(n)), counts(static_cast<std::size_t>(n), 0) {}
+    bool add(int j, const JointStateRef* st) {
+        auto& s = slots[static_cast<std::size_t>(j)];
+        int& n = counts[static_cast<std::size_t>(j)];
+        for (int i = 0; i < 6; ++i) {
+            if (i == n) {
+                s[static_cast<std::size_t>(i)] = st;
+                ++n;
+                return true;
+            }
+            if (st->priority > s[static_cast<std::size_t>(i)]->priority) {
+                for (int k = std::min(n, 5); k > i; --k) s[static_cast<std::size_t>(k)] = s[static_cast<std::size_t>(k - 1)];
+                s[static_cast<std::size_t>(i)] = st;
+                if (n < 6) ++n;
+                return true;
+            }
+        }
+        return false;
+    }
+    void blend(int j, Vec3& pos, Quat& rot, Vec3& scale) const {
+        Vec3 bp = pos, bs = scale, ap, as;
+        Quat br = rot, ar = Quat::identity();
+        float sp = 0.f, sr = 0.f, ss = 0.f;
+        std::uint8_t used = 0;
+        bool scaled = false;
+        for (int i = 0; i < counts[static_cast<std::size_t>(j)]; ++i) {
+            const JointStateRef& js = *slots[static_cast<std::size_t>(j)][static_cast<std::size_t>(i)];
+            const float w = js.weight;
+            if (w == 0.f) continue;
+            scaled |= (js.usage & kUsageScale) != 0;
+            if (js.additive) {
+                if (js.usage & kUsagePos) ap += *js.position * (std::min(1.f, w + sp) - sp);
+                if (js.usage & kUsageScale) as += *js.scale * (std::min(1.f, w + ss) - ss);
+                if (js.usage & kUsageRot) ar = ll_mul(ll_nlerp(std::min(1.f, w + sr) - sr, ar, *js.rotation), ar);
+                continue;
+            }
+            if (js.usage & kUsagePos) {
+                if (used & kUsagePos) {
+                    const float nw = std::min(1.f, w + sp);
+                    bp = lerp(*js.position, bp, sp / nw);
+                    sp = nw;
+                } else {
+                    bp = *js.position;
+                    sp = w;
+                }
+            }
+            if (js.usage & kUsageScale) {
+                if (used & kUsageScale) {
+                    const float nw = std::min(1.f, w + ss);
+                    bs = lerp(*js.scale, bs, ss / nw);
+                    ss = nw;
+                } else {
+                    bs = *js.scale;
+                    ss = w;
+                }
+            }
+            if (js.usage & kUsageRot) {
+                if (used & kUsageRot) {
+                    const float nw = std::min(1.f, w + sr);
+                    br = ll_nlerp(sr / nw, *js.rotation, br);
+                    sr = nw;
+                } else {
+                    br = *js.rotation;
+                    sr = w;
+                }
+            }
+            used = static_cast<std::uint8_t>(used | js.usage);
+        }
+        if (!is_finite(as)) as = Vec3{};
+        if (!is_finite(bs)) bs = Vec3{1.f, 1.f, 1.f};
+        pos = bp + ap;
+        if (scaled) scale = bs + as;
+        rot = ll_mul(ar, br);
+    }
+};
+
+}  // namespace
+
+namespace {
+void expect_bit_identical_to_the_reference();
+}
+
+TEST(Blend, VectorFoldIsBitIdenticalToTheScalarViewerCode) {
+    const BlendIsa before = blend_isa();
+    int runs = 0;
+    for (const BlendIsa isa : {BlendIsa::Scalar, BlendIsa::Sse2, BlendIsa::Avx512}) {
+        if (!set_blend_isa(isa)) continue;  // not this CPU or build
+        SCOPED_TRACE(static_cast<int>(isa));
+        ++runs;
+        expect_bit_identical_to_the_reference();
+    }
+    set_blend_isa(before);
+    EXPECT_GE(runs, 1);
+}
+
+namespace {
+void expect_bit_identical_to_the_reference() {
+    // Random joints of 0..8 offered states: priorities 0..6 (ties, reordering, dropped
+    // states), zero, partial and full weights, every usage, some additive or scaled (the
+    // scalar path), quaternions in both hemispheres (ll_nlerp's slerp branch), and blocks of
+    // 16 where only some lanes have states. 300 rounds over 53 joints (four blocks, one partial).
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> u(-1.f, 1.f), w01(0.f, 1.f);
+    constexpr int kJoints = 53;
+    PoseBlender b;
+    b.resize(kJoints);
+    std::size_t compared = 0, opposite_pairs = 0;
+    for (int round = 0; round < 300; ++round) {
+        std::vector<JointStateRef> states;
+        std::vector<Quat> rots;
+        std::vector<Vec3> poss, scales;
+        states.reserve(kJoints * 8), rots.reserve(kJoints * 8), poss.reserve(kJoints * 8), scales.reserve(kJoints * 8);
+        std::vector<Vec3> p0(kJoints), s0(kJoints, Vec3{1.f, 1.f, 1.f});
+        std::vector<Quat> r0(kJoints);
+        for (int j = 0; j < kJoints; ++j) {
+            p0[static_cast<std::size_t>(j)] = {u(rng), u(rng), u(rng)};
+            r0[static_cast<std::size_t>(j)] = ll_normalize(Quat{u(rng), u(rng), u(rng), u(rng)});
+        }
+        ReferenceBlender ref(kJoints);
+        std::vector<std::pair<int, std::size_t>> offers;
+        for (int j = 0; j < kJoints; ++j) {
+            const int n = (rng() % 3 == 0) ? 0 : static_cast<int>(rng() % 9);
+            Quat last = r0[static_cast<std::size_t>(j)];
+            for (int k = 0; k < n; ++k) {
+                Quat q = ll_normalize(Quat{u(rng), u(rng), u(rng), u(rng)});
+                if (dot(q, last) < 0.f) ++opposite_pairs;
+                last = q;
+                rots.push_back(q);
+                poss.push_back({u(rng), u(rng), u(rng)});
+                scales.push_back({1.f + 0.1f * u(rng), 1.f, 1.f + 0.1f * u(rng)});
+                JointStateRef s;
+                s.rotation = &rots.back();
+                s.position = &poss.back();
+                s.scale = &scales.back();
+                const unsigned kind = rng() % 4;
+                s.weight = kind == 0 ? 0.f : kind == 1 ? 1.f : w01(rng);
+                s.priority = static_cast<std::int8_t>(rng() % 7);
+                s.usage = static_cast<std::uint8_t>(1 + rng() % 3);
+                if (round % 3 == 0 && rng() % 10 == 0) s.usage |= kUsageScale;
+                s.additive = round % 4 == 0 && rng() % 8 == 0;
+                states.push_back(s);
+                offers.emplace_back(j, states.size() - 1);
+            }
+        }
+        // Offered interleaved across joints, as motions offer their tracks.
+        std::shuffle(offers.begin(), offers.end(), rng);
+        for (const auto& [j, k] : offers) {
+            const bool got = b.add(j, states[k]);
+            EXPECT_EQ(got, ref.add(j, &states[k]));
+        }
+        std::vector<Vec3> p1 = p0, s1 = s0;
+        std::vector<Quat> r1 = r0;
+        b.blend_and_apply({p1, r1, s1});
+        for (int j = 0; j < kJoints; ++j) {
+            const auto i = static_cast<std::size_t>(j);
+            Vec3 p = p0[i], s = s0[i];
+            Quat r = r0[i];
+            if (ref.counts[i]) ref.blend(j, p, r, s);
+            ASSERT_EQ(std::memcmp(&p, &p1[i], sizeof p), 0) << "round " << round << " joint " << j;
+            ASSERT_EQ(std::memcmp(&r, &r1[i], sizeof r), 0) << "round " << round << " joint " << j;
+            ASSERT_EQ(std::memcmp(&s, &s1[i], sizeof s), 0) << "round " << round << " joint " << j;
+            ++compared;
+        }
+        for (int j = 0; j < kJoints; ++j) EXPECT_EQ(b.count(j), 0);  // cleared for the next frame
+    }
+    EXPECT_EQ(compared, 300u * kJoints);
+    EXPECT_GT(opposite_pairs, 1000u);
+}
+}  // namespace

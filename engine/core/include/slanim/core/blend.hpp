@@ -29,33 +29,64 @@ struct LocalPoseView {
     std::span<Vec3> scales;
 };
 
+/// Instruction set of PoseBlender's vector fold. The results are the same bits on every one.
+enum class BlendIsa : std::uint8_t {
+    Auto,    ///< the best this CPU has (AVX-512F, else SSE2)
+    Sse2,    ///< 16 lanes as four SSE registers (every x86-64 CPU)
+    Avx512,  ///< 16 lanes in one AVX-512 register
+    Scalar,  ///< the viewer's per-joint code only (non-x86 builds use it always)
+};
+/// Chooses the fold's instruction set for every PoseBlender of the process (tests and
+/// comparisons; the default is Auto). Returns false, changing nothing, when the CPU or the build
+/// lacks it. Not thread-safe: call while no blender runs.
+bool set_blend_isa(BlendIsa isa);
+/// The instruction set in use (never Auto).
+BlendIsa blend_isa();
+
+/// A joint state as the blender holds it (values copied by PoseBlender::add).
+struct QueuedJointState {
+    Quat rotation;      ///< identity when usage has no ROT
+    Vec3 position;      ///< zero when usage has no POS
+    Vec3 scale;         ///< zero when usage has no SCALE
+    float weight = 0.f;
+    std::int8_t priority = 0;
+    std::uint8_t usage = 0;
+    bool additive = false;
+};
+
 /// Collects joint states per joint in up to 6 slots ordered by descending priority (newest
 /// first among equals, because callers offer newest motions first), then blends them into the
 /// avatar's local pose with the viewer's capacity-limited weighted average, first-contributor
 /// copy and additive rules. Joints nobody offered a state keep their previous transform.
+///
+/// Layout (SoA, like ozz's BlendingJob inputs): per slot, one float array per component
+/// (rotation x/y/z/w, position x/y/z, scale x/y/z, weight) over the joints, padded to a multiple
+/// of 16, plus priority and usage bytes. add() copies the state's values into its slot (so the
+/// pointers of a JointStateRef need only be valid during the call); blend_and_apply() folds 16
+/// joints at a time per slot with contiguous loads (AVX-512 when the CPU has it, else SSE2),
+/// performing for every lane the float operations of the viewer's scalar
+/// `LLJointStateBlender::blendJointStates` in the same order, so results are bit-identical to
+/// it; joints holding an additive or scaled state take the scalar code. Not thread-safe: one
+/// blender per thread (the World keeps one per worker).
 class PoseBlender {
 public:
     static constexpr int kSlots = 6;  ///< JSB_NUM_JOINT_STATES
 
     /// Sizes the blender for a skeleton (allocates). Clears pending states.
     void resize(int num_joints);
-    [[nodiscard]] int num_joints() const { return static_cast<int>(counts_.size()); }
+    [[nodiscard]] int num_joints() const { return num_joints_; }
 
     /// `LLJointStateBlender::addJointState`. Returns false when the state was dropped because
-    /// all six slots hold states of priority ≥ its own. No allocation.
+    /// all six slots hold states of priority ≥ its own, or `joint` is out of range. Copies the
+    /// state's values (only the pointers its usage names are read). No allocation.
     bool add(int joint, const JointStateRef& state) {
-        // Fast path: states arriving in non-increasing priority order are appended.
-        if (static_cast<unsigned>(joint) < counts_.size()) {
-            std::uint8_t& n = counts_[static_cast<std::size_t>(joint)];
-            JointStateRef* s = slots_.data() + static_cast<std::size_t>(joint) * kSlots;
-            if (n == 0) {
-                active_.push_back(static_cast<std::int16_t>(joint));
-                s[0] = state;
-                n = 1;
-                return true;
-            }
-            if (n < kSlots && state.priority <= s[n - 1].priority) {
-                s[n++] = state;
+        if (static_cast<unsigned>(joint) < static_cast<unsigned>(num_joints_)) {
+            const auto j = static_cast<std::size_t>(joint);
+            const std::uint8_t n = counts_[j];
+            // Fast path: states arriving in non-increasing priority order are appended.
+            if (n == 0 || (n < kSlots && state.priority <= priorities_[(n - 1u) * stride_ + j])) {
+                store(n, j, state);
+                counts_[j] = static_cast<std::uint8_t>(n + 1);
                 return true;
             }
         }
@@ -63,26 +94,59 @@ public:
     }
 
     /// `blendJointStates(apply_now = true)` for every joint that received a state this frame,
-    /// writing `pose` (a joint's scale only when one of its states carried a scale: otherwise
-    /// the viewer's sum leaves it unchanged); then clears the slots. No allocation.
+    /// writing `pose` (spans of at least num_joints() elements; a joint's scale only when one of
+    /// its states carried a scale: otherwise the viewer's sum leaves it unchanged); then clears
+    /// the slots. No allocation.
     void blend_and_apply(const LocalPoseView& pose);
 
     /// Number of states queued for `joint` (for tests and overlays).
-    [[nodiscard]] int count(int joint) const { return counts_[joint]; }
+    [[nodiscard]] int count(int joint) const { return counts_[static_cast<std::size_t>(joint)]; }
     /// The queued state in `slot` of `joint` (slot < count(joint)).
-    [[nodiscard]] const JointStateRef& slot(int joint, int s) const { return slots_[joint * kSlots + s]; }
+    [[nodiscard]] QueuedJointState slot(int joint, int slot) const;
+
+    /// Component arrays of a slot (the kernel's view; blend.cpp).
+    enum Field : int { kRx, kRy, kRz, kRw, kPx, kPy, kPz, kSx, kSy, kSz, kWeight, kFields };
 
 private:
     bool add_slow(int joint, const JointStateRef& state);
-    void blend_one(int joint, const LocalPoseView& pose);
-    struct Lanes;  // SIMD kernel state (blend.cpp)
-    void lanes_begin(Lanes& g, const std::int16_t* joints, int lanes, const LocalPoseView& pose) const;
-    void lanes_step(Lanes& g, int slot) const;
-    void lanes_end(const Lanes& g, const LocalPoseView& pose);
-    void blend_eight(const std::int16_t* joints, int count, const LocalPoseView& pose);
-    std::vector<JointStateRef> slots_;   // num_joints × kSlots
-    std::vector<std::uint8_t> counts_;   // filled slots per joint
-    std::vector<std::int16_t> active_;   // joints with at least one state, in first-touch order
+    /// Writes a state into slot `s` of joint `j`: only the components its usage names (the
+    /// others are never read for this state). Inline: add()'s fast path runs once per state.
+    void store(std::size_t s, std::size_t j, const JointStateRef& st) {
+        float* base = values_.data() + s * kFields * stride_ + j;
+        const std::uint8_t usage = st.usage & 7u;
+        if (usage & 2u) {  // kUsageRot (clip.hpp)
+            base[kRx * stride_] = st.rotation->x, base[kRy * stride_] = st.rotation->y;
+            base[kRz * stride_] = st.rotation->z, base[kRw * stride_] = st.rotation->w;
+        }
+        if (usage & 1u) {  // kUsagePos
+            base[kPx * stride_] = st.position->x, base[kPy * stride_] = st.position->y;
+            base[kPz * stride_] = st.position->z;
+        }
+        if (usage & 4u) {  // kUsageScale
+            base[kSx * stride_] = st.scale->x, base[kSy * stride_] = st.scale->y;
+            base[kSz * stride_] = st.scale->z;
+        }
+        base[kWeight * stride_] = st.weight;
+        priorities_[s * stride_ + j] = st.priority;
+        flags_[s * stride_ + j] = static_cast<std::uint8_t>(usage | (st.additive ? kAdditiveFlag : 0u));
+        if (st.additive || (usage & 4u)) scalar_[j] = 1;
+    }
+    static constexpr std::uint8_t kAdditiveFlag = 0x80;
+    void move_slot(std::size_t from, std::size_t to, std::size_t joint);
+    void blend_one(std::size_t joint, const LocalPoseView& pose) const;
+    [[nodiscard]] float* field(std::size_t slot, int f) {
+        return values_.data() + (slot * kFields + static_cast<std::size_t>(f)) * stride_;
+    }
+    [[nodiscard]] const float* field(std::size_t slot, int f) const {
+        return values_.data() + (slot * kFields + static_cast<std::size_t>(f)) * stride_;
+    }
+    int num_joints_ = 0;
+    std::size_t stride_ = 0;             // num_joints rounded up to 16
+    std::vector<float> values_;          // kSlots × kFields × stride_
+    std::vector<std::int8_t> priorities_;  // kSlots × stride_
+    std::vector<std::uint8_t> flags_;    // kSlots × stride_: usage | kAdditiveFlag
+    std::vector<std::uint8_t> counts_;   // stride_: filled slots per joint
+    std::vector<std::uint8_t> scalar_;   // stride_: 1 when a state is additive or carries a scale
 };
 
 }  // namespace slanim
