@@ -39,6 +39,31 @@ Vec3 joint_goal(const Target& target, Vec3 shift, Vec3 normal, Vec3 joint, Vec3 
     return centre + dir * std::sqrt(r * r - h * h);
 }
 
+/// A sweep that leaves more than this share of the error makes slow progress: the next sweep
+/// turns J[1] by triangulation instead of aiming it.
+constexpr float kSlowSweep = 0.5f;
+
+/// Triangulation (Müller-Cajar & Mukundan 2007, "Triangulation: a new algorithm for inverse
+/// kinematics"): the world-space turn of J[1] about the normal of the plane through the root,
+/// J[1] and the aim point that puts the aim point at the goal's distance from the root; the
+/// root's aim then lands it on the goal. It cures CCD's slow creep when the goal lies a little
+/// inside full reach (each plain sweep then adds only a sliver of bend). Identity when J[1]
+/// alone cannot make that distance, or when root, joint and aim point are collinear (no plane:
+/// the stall nudge handles a straight chain).
+Quat triangulation_arc(Vec3 root, Vec3 joint, Vec3 aim, Vec3 goal) {
+    const Vec3 u = root - joint, v = aim - joint;
+    const float l1 = length(u), l2 = length(v), d = length(goal - root);
+    if (!(l1 > detail::kTinyLength) || !(l2 > detail::kTinyLength)) return Quat::identity();
+    const float c = (l1 * l1 + l2 * l2 - d * d) / (2.f * l1 * l2);
+    if (!(c >= -1.f && c <= 1.f)) return Quat::identity();
+    const Vec3 normal = cross(u, v);
+    const float sin_part = length(normal);
+    if (!(sin_part > 1e-6f * l1 * l2)) return Quat::identity();
+    // Turning v about u × v by a positive angle opens the angle between u and v.
+    const float delta = std::acos(c) - std::atan2(sin_part, dot(u, v));
+    return quat_from_axis_angle(delta, normal);
+}
+
 }  // namespace
 
 bool CcdJob::validate() const { return detail::valid_iterative_job(pose, target, settings); }
@@ -68,8 +93,15 @@ bool CcdJob::run() const {
     float error = initial_error;
     int sweeps = 0;
     bool nudged = false;
+    bool triangulate = false;  // set after a slow sweep (see kSlowSweep)
+    // A triangulating sweep that did not help: plain CCD from then on. Not with a limit on J[1]:
+    // the clamp would undo the bend the triangle asks for.
+    bool triangulation_failed = !settings.limits.empty() && settings.limits[1].enabled;
     while (sweeps < settings.max_iterations && error > settings.tolerance) {
         float moved = 0.f;
+        const bool triangulating = triangulate;
+        detail::LocalRotations undo{};
+        if (triangulating) detail::save_local_rotations(pose, undo);
         Vec3 straight_at;
         if (detail::straight_goal(target, w.pos[last], goal_shift, reach, slack, straight_at)) {
             moved = detail::straighten_toward(pose, w, straight_at, settings.end_rotation,
@@ -89,8 +121,11 @@ bool CcdJob::run() const {
             const Vec3 to_goal = joint_goal(target, goal_shift, normal, w.pos[k], e) - w.pos[k];
             // Antiparallel (effector pointing straight away from the goal): a half turn. Hint the
             // axis perpendicular to the bone so a straight chain folds in a definite plane.
-            const Quat arc = detail::aim_arc(to_effector, to_goal,
-                                             detail::any_perpendicular(to_effector));
+            Quat arc = Quat::identity();
+            if (triangulate && k == 1 && last >= 2 && target.kind == TargetKind::Point)
+                arc = triangulation_arc(w.pos[last], w.pos[1], e, target.point - goal_shift);
+            if (arc == Quat::identity())
+                arc = detail::aim_arc(to_effector, to_goal, detail::any_perpendicular(to_effector));
             if (arc == Quat::identity()) continue;  // degenerate or already aimed
             // World-space turn: apply the old world rotation, then the arc.
             const Quat new_world = ll_mul(w.rot[k], arc);
@@ -105,7 +140,19 @@ bool CcdJob::run() const {
         // A CCD sweep never moves the effector away from the goal (each turn is its joint's
         // optimum), so a sweep that brings it no closer has reached a stationary point, even
         // when rounding noise still turns the joints by more than kStallAngle.
+        if (triangulating && !(error < before)) {
+            // Unlike an aim, a triangulation can move the effector away (longer chains: the
+            // joints between J[1] and the root then re-aim from a new bend). The sweep is undone
+            // (so the error never grows from sweep to sweep) and plain CCD goes on from there.
+            for (std::size_t k = 0; k < pose.local_rotations.size(); ++k) pose.local_rotations[k] = undo[k];
+            detail::forward_kinematics(pose, w);
+            error = before;
+            triangulation_failed = true;
+            triangulate = false;
+            continue;
+        }
         const bool stalled = moved < kStallAngle || !(error < before);
+        triangulate = !triangulation_failed && reachable && error > kSlowSweep * before;
         if (stalled && error > settings.tolerance) {
             // Stationary: the chain lies on the line through the goal (every joint sees the
             // effector straight toward or away from it), or limits pin it. Turn every joint a

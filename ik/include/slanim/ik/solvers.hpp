@@ -96,9 +96,14 @@ float target_error(const Target& target, Vec3 effector);
 /// turns (shortest arc, then its limit) so the joint→effector direction points at the target;
 /// sweeps repeat until the tolerance, the iteration limit, or a stationary point: a sweep that
 /// turns no joint by more than 1e-7 rad or brings the effector no closer (a stationary point on
-/// the line through the goal gets one nudge first). Unreachable targets straighten the chain
-/// toward them, which ends as soon as a pass brings the effector no closer. Default solver of
-/// the runtime.
+/// the line through the goal gets one nudge first). After a sweep that leaves more than half the
+/// error (a reachable point target next to full reach, where plain CCD crawls), the next sweep
+/// turns J[1] by triangulation (Müller-Cajar & Mukundan 2007): about the normal of the plane
+/// through the root, J[1] and the effector, to put the effector at the goal's distance from the
+/// root; a triangulating sweep that does not reduce the error is undone and plain CCD goes on
+/// (so the error never grows from sweep to sweep). Not when J[1] has an enabled limit.
+/// Unreachable targets straighten the chain toward them, which ends as soon as a pass brings
+/// the effector no closer. Default solver of the runtime.
 struct CcdJob {
     ChainPose pose;
     Target target;
