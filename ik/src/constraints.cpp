@@ -22,47 +22,67 @@ struct Xform {
     Quat rot;
 };
 
-/// World (root-frame) transform of `joint` from a local pose, with LocalToModelJob's rules, at
-/// any depth: Skeleton::build keeps every parent before its child and at most
-/// kMaxAnimatedJoints joints, so the walk to the root ends and the path fits.
-Xform world_of(const Skeleton& s, const LocalPoseView& pose, int joint) {
-    std::array<int, kMaxAnimatedJoints> path;  // filled below up to `depth`
-    int depth = 0;
-    for (int j = joint; j >= 0; j = s.parent(j)) path[static_cast<std::size_t>(depth++)] = j;
-    Xform x{{}, Quat::identity()};
-    Vec3 parent_scale{1.f, 1.f, 1.f};
-    for (int i = depth - 1; i >= 0; --i) {
-        const int j = path[i];
-        x.pos = x.pos + rotate(scaled(pose.positions[j], parent_scale), x.rot);
-        x.rot = ll_mul(pose.rotations[j], x.rot);
-        parent_scale = pose.scales[j];
+/// World (root-frame) transforms of joints of a local pose, with LocalToModelJob's rules, at
+/// any depth, memoised: a constraint asks for several joints on one path (source volume, the
+/// chain's joints and their parents), and the walk resumes from the deepest ancestor already
+/// known, with the same float operations as a walk from the root, so results are identical.
+/// Skeleton::build keeps every parent before its child and at most kMaxAnimatedJoints joints,
+/// so the walk to the root ends and the path fits. clear() after the pose changed.
+class WorldCache {
+public:
+    WorldCache(const Skeleton& s, const LocalPoseView& pose) : s_(s), pose_(pose) {}
+    void clear() { known_.fill(0); }
+    Xform get(int joint) {
+        std::array<int, kMaxAnimatedJoints> path;  // filled below up to `depth`
+        int depth = 0;
+        int j = joint;
+        for (; j >= 0 && !is_known(j); j = s_.parent(j)) path[static_cast<std::size_t>(depth++)] = j;
+        Xform x = j >= 0 ? x_[static_cast<std::size_t>(j)] : Xform{{}, Quat::identity()};
+        Vec3 parent_scale = j >= 0 ? pose_.scales[static_cast<std::size_t>(j)] : Vec3{1.f, 1.f, 1.f};
+        for (int i = depth - 1; i >= 0; --i) {
+            const int k = path[static_cast<std::size_t>(i)];
+            x.pos = x.pos + rotate(scaled(pose_.positions[k], parent_scale), x.rot);
+            x.rot = ll_mul(pose_.rotations[k], x.rot);
+            parent_scale = pose_.scales[k];
+            x_[static_cast<std::size_t>(k)] = x;
+            known_[static_cast<std::size_t>(k) / 64] |= std::uint64_t{1} << (k % 64);
+        }
+        return x;
     }
-    return x;
-}
+
+private:
+    [[nodiscard]] bool is_known(int j) const {
+        return (known_[static_cast<std::size_t>(j) / 64] >> (j % 64)) & 1u;
+    }
+    const Skeleton& s_;
+    const LocalPoseView& pose_;
+    std::array<Xform, kMaxAnimatedJoints> x_;
+    std::array<std::uint64_t, (kMaxAnimatedJoints + 63) / 64> known_{};
+};
 
 /// `getVolumePos(volume, offset)`: (offset ∘ volume scale) rotated by the volume's world
 /// rotation, plus its world position.
-Vec3 volume_point(const Skeleton& s, const LocalPoseView& pose, int volume, Vec3 offset) {
-    const Xform v = world_of(s, pose, volume);
+Vec3 volume_point(WorldCache& wc, const LocalPoseView& pose, int volume, Vec3 offset) {
+    const Xform v = wc.get(volume);
     return rotate(scaled(offset, pose.scales[volume]), v.rot) + v.pos;
 }
 
 int parent_or_self(const Skeleton& s, int j) { return s.parent(j) >= 0 ? s.parent(j) : j; }
 
 /// `initializeConstraint` on `pose`.
-void initialize(const Skeleton& s, const ConstraintDef& c, const LocalPoseView& pose,
+void initialize(const Skeleton& s, WorldCache& wc, const ConstraintDef& c, const LocalPoseView& pose,
                 ConstraintState& st) {
     const int L = c.chain_length;
-    const Vec3 source = volume_point(s, pose, c.source_volume, c.source_offset);
-    const Xform j0 = world_of(s, pose, c.joints[0]);
+    const Vec3 source = volume_point(wc, pose, c.source_volume, c.source_offset);
+    const Xform j0 = wc.get(c.joints[0]);
     const float source_offset = length(source - j0.pos);
     st.lengths = {};
     st.fractions = {};
-    st.lengths[0] = length(world_of(s, pose, parent_or_self(s, c.joints[0])).pos - source);
+    st.lengths[0] = length(wc.get(parent_or_self(s, c.joints[0])).pos - source);
     st.total_length = st.lengths[0];
     for (int k = 1; k < L; ++k) {
-        const Vec3 a = world_of(s, pose, c.joints[k]).pos;
-        const Vec3 b = world_of(s, pose, parent_or_self(s, c.joints[k])).pos;
+        const Vec3 a = wc.get(c.joints[k]).pos;
+        const Vec3 b = wc.get(parent_or_self(s, c.joints[k])).pos;
         st.lengths[k] = length(a - b);
         st.total_length += st.lengths[k];
     }
@@ -73,19 +93,19 @@ void initialize(const Skeleton& s, const ConstraintDef& c, const LocalPoseView& 
 }
 
 /// `activateConstraint`.
-void activate(const Skeleton& s, const ConstraintDef& c, const LocalPoseView& pose,
+void activate(const Skeleton& s, WorldCache& wc, const ConstraintDef& c, const LocalPoseView& pose,
               const GroundPlane& ground, ConstraintState& st) {
     st.active = true;
     if (c.ground) {
-        const Vec3 source = volume_point(s, pose, c.source_volume, c.source_offset);
+        const Vec3 source = volume_point(wc, pose, c.source_volume, c.source_offset);
         st.ground_pos = ground.below(source) + c.target_offset;
         const float n = length(ground.normal);
         st.ground_normal = n > 0.f ? ground.normal * (1.f / n) : Vec3{0.f, 0.f, 1.f};
     }
-    const Xform pelvis = world_of(s, pose, s.pelvis());
+    const Xform pelvis = wc.get(s.pelvis());
     for (int k = 1; k < c.chain_length; ++k)
         st.positions[k] =
-            rotate(world_of(s, pose, c.joints[k]).pos - pelvis.pos, conjugate(pelvis.rot));
+            rotate(wc.get(c.joints[k]).pos - pelvis.pos, conjugate(pelvis.rot));
     st.weight = 1.f;
 }
 
@@ -240,6 +260,7 @@ bool ApplyConstraintsJob::run() const {
     // 0xFF >> (7 − priority); a priority of −1 gives 0, which masks everything (viewer).
     const int prio = base_priority;
     const int mask_threshold = prio < 0 ? 0 : (0xFF >> (7 - (prio > 7 ? 7 : prio)));
+    WorldCache wc(s, pose);
 
     for (std::size_t ci = 0; ci < constraints.size(); ++ci) {
         const ConstraintDef& c = constraints[ci];
@@ -249,7 +270,7 @@ bool ApplyConstraintsJob::run() const {
             rep.outcome = o;
             if (!reports.empty()) reports[ci] = rep;
         };
-        if (!st.initialized) initialize(s, c, pose, st);
+        if (!st.initialized) initialize(s, wc, c, pose, st);
 
         // 1. Time window on looped time.
         if (time < c.ease_in_start) {
@@ -261,7 +282,7 @@ bool ApplyConstraintsJob::run() const {
             finish(ConstraintOutcome::AfterWindow);
             continue;
         }
-        if (!st.active || time < c.ease_in_stop) activate(s, c, pose, ground, st);
+        if (!st.active || time < c.ease_in_stop) activate(s, wc, c, pose, ground, st);
 
         // 2. Skip when a newer motion animates a chain joint at >= this priority.
         bool masked = false;
@@ -273,17 +294,17 @@ bool ApplyConstraintsJob::run() const {
         }
 
         // 4–5. Source and target points; a plane keeps only the normal component.
-        const Vec3 source = volume_point(s, pose, c.source_volume, c.source_offset);
+        const Vec3 source = volume_point(wc, pose, c.source_volume, c.source_offset);
         Vec3 target = c.ground ? st.ground_pos
-                               : volume_point(s, pose, c.target_volume, c.target_offset);
+                               : volume_point(wc, pose, c.target_volume, c.target_offset);
         if (c.type == ConstraintType::Plane) {
             Vec3 norm;
             if (c.ground) {
                 norm = st.ground_normal;
             } else {
-                norm = target - world_of(s, pose, c.target_volume).pos;
+                norm = target - wc.get(c.target_volume).pos;
                 if (norm == Vec3{}) {
-                    norm = rotate(c.source_offset * -1.f, world_of(s, pose, c.source_volume).rot);
+                    norm = rotate(c.source_offset * -1.f, wc.get(c.source_volume).rot);
                 }
                 const float len = length(norm);
                 norm = len > 0.f ? norm * (1.f / len) : Vec3{};
@@ -293,7 +314,7 @@ bool ApplyConstraintsJob::run() const {
 
         // 6. Reachability weight and the linear ease ramps.
         const int L = c.chain_length;
-        const Xform root = world_of(s, pose, c.joints[L]);
+        const Xform root = wc.get(c.joints[L]);
         const Vec3 rt = root.pos - target;
         if (L != 0 && dot(rt, rt) * 0.95f > st.total_length * st.total_length)
             st.weight = lerp_scalar(st.weight, 0.f, smooth_interpolant(frame_dt, 0.1f));
@@ -325,9 +346,10 @@ bool ApplyConstraintsJob::run() const {
             }
             const int j0 = c.joints[0];
             const int parent = s.parent(j0);
-            const Quat parent_rot = parent >= 0 ? world_of(s, pose, parent).rot : Quat::identity();
+            const Quat parent_rot = parent >= 0 ? wc.get(parent).rot : Quat::identity();
             const Vec3 delta = rotate((target - source) * weight, conjugate(parent_rot));
             pose.positions[j0] = pose.positions[j0] + delta;
+            wc.clear();
         } else if (weight <= 0.f && settings.solver != Solver::Viewer) {
             finish(ConstraintOutcome::ZeroWeight);
             continue;
@@ -341,13 +363,13 @@ bool ApplyConstraintsJob::run() const {
                 if (k < L) offsets[k] = scaled(pose.positions[j], pose.scales[c.joints[k + 1]]);
             }
             const int root_parent = s.parent(c.joints[L]);
-            const Xform j0 = world_of(s, pose, c.joints[0]);
+            const Xform j0 = wc.get(c.joints[0]);
             ChainPose cp;
             cp.offsets = std::span<const Vec3>(offsets.data(), static_cast<std::size_t>(L + 1));
             cp.local_rotations = std::span<Quat>(locals.data(), static_cast<std::size_t>(L + 1));
             cp.root_position = root.pos;
             cp.root_parent_rotation =
-                root_parent >= 0 ? world_of(s, pose, root_parent).rot : Quat::identity();
+                root_parent >= 0 ? wc.get(root_parent).rot : Quat::identity();
             cp.effector = rotate(source - j0.pos, conjugate(j0.rot));
 
             rep.input.joints = L + 1;
@@ -362,12 +384,12 @@ bool ApplyConstraintsJob::run() const {
             if (settings.solver == Solver::Viewer) {
                 // Interior points: remembered pelvis-space points, eased toward the kinematic
                 // positions shifted by the source→target offset (step 8.3).
-                const Xform pelvis = world_of(s, pose, s.pelvis());
+                const Xform pelvis = wc.get(s.pelvis());
                 std::array<Vec3, kMaxViewerChainLength> start{}, relaxed{};
                 const float tc = 1.f / clamp_rescale(st.fixup_rms, 0.f, 0.5f, 0.2f, 8.f);
                 const float interp = smooth_interpolant(frame_dt, tc);
                 for (int k = 1; k < L; ++k) {
-                    const Vec3 kinematic = world_of(s, pose, c.joints[k]).pos +
+                    const Vec3 kinematic = wc.get(c.joints[k]).pos +
                                            (target - source) * st.fractions[k];
                     const Vec3 remembered = rotate(st.positions[k], pelvis.rot) + pelvis.pos;
                     start[k - 1] = lerp(remembered, kinematic, interp);
@@ -415,6 +437,7 @@ bool ApplyConstraintsJob::run() const {
             }
             for (int k = 0; k <= L; ++k)
                 if (is_finite(locals[k])) pose.rotations[c.joints[k]] = locals[k];
+            wc.clear();
             rep.iterations = sr.iterations;
             rep.reachable = sr.reachable;
         }
@@ -422,7 +445,7 @@ bool ApplyConstraintsJob::run() const {
             rep.solve_us = std::chrono::duration<float, std::micro>(
                                std::chrono::steady_clock::now() - t0)
                                .count();
-        const Vec3 after = volume_point(s, pose, c.source_volume, c.source_offset);
+        const Vec3 after = volume_point(wc, pose, c.source_volume, c.source_offset);
         rep.error_after = length(target - after);
         rep.goal_error = length(rep.goal - after);
         finish(ConstraintOutcome::Applied);
