@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 
 #include "slanim/ik/solvers.hpp"
 
@@ -42,8 +43,13 @@ void finish_end_rotation(const ChainPose& pose, const ChainWorld& w, EndRotation
 inline constexpr float kTinyLength = 1e-7f;
 
 /// Exact normalisation (unlike ll_normalize, which skips rescaling within 1e-6); identity when
-/// |q| is (near) zero or not finite.
-Quat unit(Quat q);
+/// |q| is (near) zero or not finite. Inline: the solvers call it several times per joint step.
+inline Quat unit(Quat q) {
+    const float m = std::sqrt(dot(q, q));
+    if (!(m > 1e-12f) || !std::isfinite(m)) return Quat::identity();
+    const float inv = 1.f / m;
+    return {q.x * inv, q.y * inv, q.z * inv, q.w * inv};
+}
 inline Quat negate(Quat q) { return {-q.x, -q.y, -q.z, -q.w}; }
 
 /// v / |v|, or `fallback` when |v| ≤ kTinyLength.
