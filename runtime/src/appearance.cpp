@@ -396,6 +396,7 @@ void Appearance::skin(const ModelPose& model_pose, const LocalPose& local) {
         job.out_positions = sm.positions.out();
         job.out_normals = sm.normals.out();
         job.isa = options_.isa;
+        job.streaming_stores = options_.streaming_stores;
         job.run();
     }
 }

@@ -468,6 +468,7 @@ bool SlSkinningJob::run() const {
     if (n == 0) return true;
     auto a = stream_args(*this, n);
     a.sl_weights = weights.data();
+    a.streaming_stores = streaming_stores;
     std::size_t done = 0;
 #if defined(SLANIM_SKINNING_X86)
     switch (resolve_skinning_isa(isa)) {

@@ -427,7 +427,7 @@ bool aligned64(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 63
 
 /// The SL blend by permutes from the transposed M (rows 0..11) and D (rows 12..23), stride 32:
 /// one table (≤ 16 entries) or two.
-template <bool TwoTables>
+template <bool TwoTables, bool Stream>
 std::size_t skin_sl_permute_avx512(const KernelArgs& a, const float* T) {
     constexpr std::size_t stride = 32;
     const __m512 last_f = _mm512_set1_ps(static_cast<float>(a.num_matrices - 1));
@@ -451,8 +451,9 @@ std::size_t skin_sl_permute_avx512(const KernelArgs& a, const float* T) {
             }
             E[e / 4][e % 4] = _mm512_fmadd_ps(f, di, mi);
         }
-        transform16(E, a, v);
+        transform16<Stream>(E, a, v);
     }
+    if constexpr (Stream) _mm_sfence();
     return v;
 }
 
@@ -498,7 +499,14 @@ std::size_t skin_sl_avx512(const KernelArgs& a) {
         _mm512_store_ps(d, _mm512_sub_ps(n0, c0));
         _mm512_store_ps(d + 16, _mm512_sub_ps(n1, c1));
     }
-    return n <= 16 ? skin_sl_permute_avx512<false>(a, T) : skin_sl_permute_avx512<true>(a, T);
+    // Non-temporal stores need every block's outputs 64-byte aligned: aligned streams and a
+    // first vertex at a multiple of 16 (a slice may start anywhere).
+    bool stream = a.streaming_stores && a.begin % 16 == 0 && aligned64(a.opx) && aligned64(a.opy) &&
+                  aligned64(a.opz);
+    if (a.nx) stream = stream && aligned64(a.onx) && aligned64(a.ony) && aligned64(a.onz);
+    if (stream)
+        return n <= 16 ? skin_sl_permute_avx512<false, true>(a, T) : skin_sl_permute_avx512<true, true>(a, T);
+    return n <= 16 ? skin_sl_permute_avx512<false, false>(a, T) : skin_sl_permute_avx512<true, false>(a, T);
 }
 
 }  // namespace slanim::skin_detail

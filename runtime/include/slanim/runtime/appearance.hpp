@@ -159,6 +159,11 @@ struct AppearanceOptions {
     /// Skin in the skin phase (off: morph only, e.g. for servers that need no vertices).
     bool skin = true;
     SkinningIsa isa = SkinningIsa::Auto;
+    /// Write the skinned vertices with non-temporal stores (SlSkinningJob::streaming_stores):
+    /// they bypass this core's caches, which a crowd's meshes (~128 KiB per avatar) would only
+    /// flush, and need no read-for-ownership. Same values; off when the host reads the outputs
+    /// on the same core right after the step.
+    bool streaming_stores = true;
 };
 
 /// One base mesh's skinning set-up and output. Positions and normals are SoA streams

@@ -218,6 +218,10 @@ struct SlSkinningJob {
     SoaVec3Out out_positions;
     SoaVec3Out out_normals;  ///< required iff in_normals is given
     SkinningIsa isa = SkinningIsa::Auto;
+    /// Write the outputs with non-temporal stores, as PackedSkinningJob: for outputs not read
+    /// again soon by this core (a crowd's meshes, uploaded later); the AVX-512 kernel uses them
+    /// where the output streams are 64-byte aligned. Same results either way.
+    bool streaming_stores = false;
 
     /// False when matrices is empty or has more than 2^24 entries, a stream is shorter than
     /// weights, normals are given on one side only, or the ISA is not supported.
