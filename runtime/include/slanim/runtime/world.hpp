@@ -341,6 +341,7 @@ public:
 private:
     struct Exec;   // task arena and per-thread scratch (oneTBB, private to world.cpp)
     struct PosePool;
+    void prefetch_pose(std::size_t i) const;
     std::unique_ptr<Exec> exec_;
     std::unique_ptr<PosePool> pool_;
     int threads_ = 1;
