@@ -100,20 +100,24 @@ void fold(const FoldArgs& a) {
             if (c) active |= 1u << l, nmax = c > nmax ? c : nmax;
         }
         if (!active) continue;
+        // Every lane of the block reads its joint's pose (no branch per lane: the active lanes
+        // vary from block to block) and writes it back below, unchanged where inactive.
+        const int lanes = a.joints - j0 < kLanes ? static_cast<int>(a.joints - j0) : kLanes;
         for (int l = 0; l < kLanes; ++l) {
-            const std::size_t j = j0 + static_cast<std::size_t>(l);
-            const bool on = (active >> l) & 1u;
-            const Quat q = on ? a.rotations[j] : Quat{0.f, 0.f, 0.f, 1.f};
-            const Vec3 p = on ? a.positions[j] : Vec3{};
+            const std::size_t j = j0 + static_cast<std::size_t>(l < lanes ? l : 0);
+            const Quat q = a.rotations[j];
+            const Vec3 p = a.positions[j];
             cur[0][l] = q.x, cur[1][l] = q.y, cur[2][l] = q.z, cur[3][l] = q.w;
             cur[4][l] = p.x, cur[5][l] = p.y, cur[6][l] = p.z;
         }
         vf rx = load(cur[0]), ry = load(cur[1]), rz = load(cur[2]), rw = load(cur[3]);
         vf px = load(cur[4]), py = load(cur[5]), pz = load(cur[6]);
+        const vf orx = rx, ory = ry, orz = rz, orw = rw, opx = px, opy = py, opz = pz;
         vf sum_pos = zero, sum_rot = zero;
         vi has_pos = vi{}, has_rot = vi{};
         vi lane_count;
         std::memcpy(&lane_count, count, sizeof lane_count);
+        const vi blended = lane_count > 0;
 
         for (int s = 0; s < nmax; ++s) {
             const float* v = a.values + static_cast<std::size_t>(s) * R * a.stride + j0;
@@ -179,13 +183,13 @@ void fold(const FoldArgs& a) {
         }
         // blend_one's ending: blended + zero added position; ll_mul(identity added rotation,
         // blended) with ll_mul's operations (a = identity: b.w·0 + b.x·1 + b.y·0 − b.z·0, ...).
-        const vf ox = px + zero, oy = py + zero, oz = pz + zero;
-        const vf qx = ((rw * zero + rx * one) + ry * zero) - rz * zero;
-        const vf qy = ((rw * zero + ry * one) + rz * zero) - rx * zero;
-        const vf qz = ((rw * zero + rz * one) + rx * zero) - ry * zero;
-        const vf qw = ((rw * one - rx * zero) - ry * zero) - rz * zero;
-        for (int l = 0; l < kLanes; ++l) {
-            if (!((active >> l) & 1u)) continue;
+        // Lanes not blended here keep their pose's bits.
+        const vf ox = blended ? px + zero : opx, oy = blended ? py + zero : opy, oz = blended ? pz + zero : opz;
+        const vf qx = blended ? ((rw * zero + rx * one) + ry * zero) - rz * zero : orx;
+        const vf qy = blended ? ((rw * zero + ry * one) + rz * zero) - rx * zero : ory;
+        const vf qz = blended ? ((rw * zero + rz * one) + rx * zero) - ry * zero : orz;
+        const vf qw = blended ? ((rw * one - rx * zero) - ry * zero) - rz * zero : orw;
+        for (int l = 0; l < lanes; ++l) {
             const std::size_t j = j0 + static_cast<std::size_t>(l);
             a.positions[j] = Vec3{ox[l], oy[l], oz[l]};
             a.rotations[j] = Quat{qx[l], qy[l], qz[l], qw[l]};
