@@ -143,6 +143,12 @@ void MotionController::activate(MotionInstance& m, float time) {
         all_.erase(jt);
     }
     active_.insert(active_.begin(), std::move(owned));
+    if (state_need_) {
+        const std::size_t need = state_count();
+        std::size_t seen = state_need_->load(std::memory_order_relaxed);
+        while (seen < need && !state_need_->compare_exchange_weak(seen, need, std::memory_order_relaxed)) {
+        }
+    }
 
     m.activation_time = time;
     m.stopped = false;

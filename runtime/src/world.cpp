@@ -105,6 +105,11 @@ struct World::Exec {
     std::unique_ptr<tbb::global_control> allow;
     std::unique_ptr<tbb::task_arena> arena;
     std::vector<WorkerScratch> scratch;
+    // The largest joint-state count any controller reached (MotionController::
+    // set_state_need_sink) and the most joints of any skeleton: what every thread's scratch is
+    // sized to before a step, without visiting every avatar.
+    std::atomic<std::size_t> state_need{0};
+    int max_joints = 0;
     std::vector<std::vector<double>> seconds;  // per thread slot, per system (flat run order)
     std::vector<std::uint64_t> calls;           // per system (flat run order)
     struct Stage {
@@ -210,6 +215,8 @@ Entity World::create_avatar(std::shared_ptr<const Skeleton> skeleton) {
 
     controllers_.push_back(std::make_unique<MotionController>(skeleton));
     controllers_.back()->set_random_seed(e);  // custom motions' random numbers, per avatar
+    controllers_.back()->set_state_need_sink(&exec_->state_need);
+    exec_->max_joints = std::max(exec_->max_joints, skeleton->num_joints());
     skeletons_.push_back(std::move(skeleton));
     local_.push_back(std::move(lp));
     model_.push_back(std::move(mp));
@@ -425,13 +432,11 @@ void World::step(float dt) {
     Exec& x = *exec_;
     const std::size_t n = size();
     // Every thread's scratch fits the largest avatar before the loops start: which thread runs
-    // which avatar is the scheduler's choice, and a scratch must not grow inside step().
-    std::size_t states = 0;
-    int joints = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        states = std::max(states, controllers_[i]->state_count());
-        joints = std::max(joints, skeletons_[i]->num_joints());
-    }
+    // which avatar is the scheduler's choice, and a scratch must not grow inside step(). The
+    // maxima are kept as motions activate and avatars are created (an upper bound: they never
+    // shrink), so this is not a serial pass over every avatar.
+    const std::size_t states = x.state_need.load(std::memory_order_relaxed);
+    const int joints = x.max_joints;
     for (WorkerScratch& w : x.scratch) {
         if (w.blend.rotations.size() < states) {
             w.blend.rotations.resize(states);

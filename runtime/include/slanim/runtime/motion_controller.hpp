@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -164,6 +165,11 @@ public:
     [[nodiscard]] const AnimationOutputs& animation_outputs() const { return outputs_; }
     /// Seed of the per-instance seeds custom motions receive (the World sets one per avatar).
     void set_random_seed(std::uint64_t seed) { seed_ = seed; }
+    /// Where to report growth of state_count(): every activation raises `*sink` to this
+    /// controller's state_count() if it is larger (relaxed atomic maximum; thread-safe for
+    /// controllers of different avatars). The World gives every avatar its own world's sink to
+    /// size the per-thread scratch before a step without visiting every controller. Null: none.
+    void set_state_need_sink(std::atomic<std::size_t>* sink) { state_need_ = sink; }
 
     /// The viewer's always-running LLPelvisFixMotion (LOW priority, pelvis position 0,
     /// ease 0.5/0.5 s) that returns the pelvis to the root when nothing positions it.
@@ -258,6 +264,7 @@ private:
     std::shared_ptr<const Skeleton> skeleton_;
     std::vector<std::unique_ptr<MotionInstance>> all_;     // canonical + deprecated instances
     std::vector<std::unique_ptr<MotionInstance>> active_;  // newest first; owns active instances
+    std::atomic<std::size_t>* state_need_ = nullptr;         // see set_state_need_sink
     std::vector<MotionInstance*> blend_order_;             // addMotion call order this frame
     std::unique_ptr<BlendScratch> own_scratch_;  // for sample()/blend() without a scratch
     std::shared_ptr<const MotionClip> pelvis_fix_;
