@@ -31,7 +31,19 @@ struct Xform {
 class WorldCache {
 public:
     WorldCache(const Skeleton& s, const LocalPoseView& pose) : s_(s), pose_(pose) {}
-    void clear() { known_.fill(0); }
+    /// Forgets `joint` and every known descendant (their pose changed: a solve rewrote the
+    /// chain from `joint` down); ancestors and other branches stay known.
+    void forget_below(int joint) {
+        int kept = 0;
+        for (int i = 0; i < count_; ++i) {
+            const int k = list_[static_cast<std::size_t>(i)];
+            bool below = false;
+            for (int a = k; a >= 0 && !below; a = s_.parent(a)) below = a == joint;
+            if (below) known_[static_cast<std::size_t>(k) / 64] &= ~(std::uint64_t{1} << (k % 64));
+            else list_[static_cast<std::size_t>(kept++)] = k;
+        }
+        count_ = kept;
+    }
     Xform get(int joint) {
         std::array<int, kMaxAnimatedJoints> path;  // filled below up to `depth`
         int depth = 0;
@@ -46,6 +58,7 @@ public:
             parent_scale = pose_.scales[k];
             x_[static_cast<std::size_t>(k)] = x;
             known_[static_cast<std::size_t>(k) / 64] |= std::uint64_t{1} << (k % 64);
+            list_[static_cast<std::size_t>(count_++)] = k;
         }
         return x;
     }
@@ -58,6 +71,8 @@ private:
     const LocalPoseView& pose_;
     std::array<Xform, kMaxAnimatedJoints> x_;
     std::array<std::uint64_t, (kMaxAnimatedJoints + 63) / 64> known_{};
+    std::array<int, kMaxAnimatedJoints> list_;  // the known joints, count_ of them
+    int count_ = 0;
 };
 
 /// `getVolumePos(volume, offset)`: (offset ∘ volume scale) rotated by the volume's world
@@ -349,7 +364,7 @@ bool ApplyConstraintsJob::run() const {
             const Quat parent_rot = parent >= 0 ? wc.get(parent).rot : Quat::identity();
             const Vec3 delta = rotate((target - source) * weight, conjugate(parent_rot));
             pose.positions[j0] = pose.positions[j0] + delta;
-            wc.clear();
+            wc.forget_below(j0);
         } else if (weight <= 0.f && settings.solver != Solver::Viewer) {
             finish(ConstraintOutcome::ZeroWeight);
             continue;
@@ -437,7 +452,7 @@ bool ApplyConstraintsJob::run() const {
             }
             for (int k = 0; k <= L; ++k)
                 if (is_finite(locals[k])) pose.rotations[c.joints[k]] = locals[k];
-            wc.clear();
+            wc.forget_below(c.joints[L]);  // the chain's root and everything under it
             rep.iterations = sr.iterations;
             rep.reachable = sr.reachable;
         }
