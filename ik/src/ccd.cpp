@@ -125,7 +125,7 @@ bool CcdJob::run() const {
             if (triangulate && k == 1 && last >= 2 && target.kind == TargetKind::Point)
                 arc = triangulation_arc(w.pos[last], w.pos[1], e, target.point - goal_shift);
             if (arc == Quat::identity())
-                arc = detail::aim_arc(to_effector, to_goal, detail::any_perpendicular(to_effector));
+                arc = detail::aim_arc(to_effector, to_goal);
             if (arc == Quat::identity()) continue;  // degenerate or already aimed
             // World-space turn: apply the old world rotation, then the arc.
             const Quat new_world = ll_mul(w.rot[k], arc);

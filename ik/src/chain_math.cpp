@@ -83,7 +83,10 @@ Vec3 any_perpendicular(Vec3 v) {
     return normalized_or(cross(v, axis), Vec3{1.f, 0.f, 0.f});
 }
 
-Quat aim_arc(Vec3 from, Vec3 to, Vec3 hint) {
+Quat aim_arc(Vec3 from, Vec3 to, Vec3 hint) { return aim_arc_impl(from, to, &hint); }
+Quat aim_arc(Vec3 from, Vec3 to) { return aim_arc_impl(from, to, nullptr); }
+
+Quat aim_arc_impl(Vec3 from, Vec3 to, const Vec3* given_hint) {
     const float la = length(from);
     const float lb = length(to);
     if (!(la > kTinyLength) || !(lb > kTinyLength)) return Quat::identity();
@@ -92,7 +95,9 @@ Quat aim_arc(Vec3 from, Vec3 to, Vec3 hint) {
     const float c = dot(a, b);
     if (c < -1.f + 1e-6f) {
         // Half turn: every axis perpendicular to `a` works; prefer the caller's so that, e.g., a
-        // straight chain bends in a predictable plane.
+        // straight chain bends in a predictable plane. Without one, any_perpendicular(from),
+        // computed only here (the solvers' joints rarely face exactly away).
+        const Vec3 hint = given_hint ? *given_hint : any_perpendicular(from);
         Vec3 axis = hint - a * dot(a, hint);
         axis = normalized_or(axis, any_perpendicular(a));
         return {axis.x, axis.y, axis.z, 0.f};
@@ -180,7 +185,7 @@ float straighten_toward(const ChainPose& pose, ChainWorld& w, Vec3 goal, EndRota
         if (k == 1 && mode == EndRotation::Follow)
             segment = segment + rotate(pose.effector, pose.local_rotations[0]);
         const Vec3 current = rotate(segment, w.rot[k]);
-        const Quat arc = aim_arc(current, goal - w.pos[k], any_perpendicular(current));
+        const Quat arc = aim_arc(current, goal - w.pos[k]);
         if (arc != Quat::identity())
             moved = std::fmax(moved, commit_world_rotation(pose, w, k, ll_mul(w.rot[k], arc),
                                                            limits));

@@ -64,7 +64,10 @@ Vec3 any_perpendicular(Vec3 v);
 /// that the cross product has no reliable direction (the viewer's shortestArc picks an axis in
 /// the XY plane and only for exactly antiparallel input). The half-turn axis is `hint` made
 /// perpendicular to `from` when that is possible, else any_perpendicular(from).
-Quat aim_arc(Vec3 from, Vec3 to, Vec3 hint = {});
+Quat aim_arc(Vec3 from, Vec3 to, Vec3 hint);
+/// aim_arc with the hint any_perpendicular(from), computed only for a half turn.
+Quat aim_arc(Vec3 from, Vec3 to);
+Quat aim_arc_impl(Vec3 from, Vec3 to, const Vec3* hint);
 
 /// Rotation angle (radians, [0, π]) between two unit quaternions, sign-insensitive.
 float rotation_angle_between(Quat a, Quat b);

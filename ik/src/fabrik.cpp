@@ -62,7 +62,7 @@ float recover_rotations(const ChainPose& pose, ChainWorld& w, bool keep, const P
             child_offset = child_offset + rotate(pose.effector, pose.local_rotations[0]);
         const Vec3 current = rotate(child_offset, w.rot[k]);
         const Vec3 wanted = p[k - 1] - w.pos[k];
-        const Quat arc = detail::aim_arc(current, wanted, detail::any_perpendicular(current));
+        const Quat arc = detail::aim_arc(current, wanted);
         if (arc != Quat::identity()) {
             moved = std::fmax(moved, detail::commit_world_rotation(pose, w, k,
                                                                    ll_mul(w.rot[k], arc), limits));
