@@ -263,22 +263,23 @@ void MotionController::update_by_type(BlendType type, JointSignature& sig) {
         if (m.pose_weight < 1.f) {
             update_motion = true;
         } else {
-            for (int i = 0; i < kStrides; ++i) {
-                std::uint32_t cur, test;
-                std::memcpy(&cur, &sig[0][i * 4], 4);
-                std::memcpy(&test, &c.signature(0)[i * 4], 4);
-                if ((cur | test) > cur) {
-                    cur |= test;
-                    std::memcpy(&sig[0][i * 4], &cur, 4);
-                    update_motion = true;
-                }
-                std::memcpy(&last_joint_signature[i * 4], &sig[1][i * 4], 4);
-                std::memcpy(&cur, &sig[1][i * 4], 4);
-                std::memcpy(&test, &c.signature(1)[i * 4], 4);
-                if ((cur | test) > cur) {
-                    cur |= test;
-                    std::memcpy(&sig[1][i * 4], &cur, 4);
-                    update_motion = true;
+            // The viewer ORs 4-byte strides and updates when one grew ((cur | test) > cur, i.e.
+            // a new bit); strides are independent and OR only adds bits, so 8-byte strides give
+            // the same signatures and the same answer in half the steps. last_joint_signature
+            // is the rotation signature before this motion's bits, as the viewer copies it.
+            static_assert(kStrides % 2 == 0, "8-byte strides cover the signature");
+            std::memcpy(last_joint_signature.data(), sig[1].data(), last_joint_signature.size());
+            for (int t = 0; t < 2; ++t) {
+                const std::uint8_t* add = c.signature(t).data();
+                for (int i = 0; i < kStrides / 2; ++i) {
+                    std::uint64_t cur, test;
+                    std::memcpy(&cur, &sig[t][i * 8], 8);
+                    std::memcpy(&test, add + i * 8, 8);
+                    if ((cur | test) != cur) {
+                        cur |= test;
+                        std::memcpy(&sig[t][i * 8], &cur, 8);
+                        update_motion = true;
+                    }
                 }
             }
         }
