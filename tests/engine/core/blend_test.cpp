@@ -147,26 +147,19 @@ struct ReferenceBlender {
                 if (js.usage & kUsageRot) ar = ll_mul(ll_nlerp(std::min(1.f, w + sr) - sr, ar, *js.rotation), ar);
                 continue;
             }
-            if (js.usage & kUsagePos) {
-                if (used & kUsagePos) {
-                    const float nw = std::min(1.f, w + sp);
-                    bp = lerp(*js.position, bp, sp / nw);
-                    sp = nw;
+            // Positions and scales: the first contributor copies, later ones lerp toward the blend.
+            const auto fold = [&](std::uint8_t bit, Vec3& blended, float& sum, const Vec3& value) {
+                if (used & bit) {
+                    const float nw = std::min(1.f, w + sum);
+                    blended = lerp(value, blended, sum / nw);
+                    sum = nw;
                 } else {
-                    bp = *js.position;
-                    sp = w;
+                    blended = value;
+                    sum = w;
                 }
-            }
-            if (js.usage & kUsageScale) {
-                if (used & kUsageScale) {
-                    const float nw = std::min(1.f, w + ss);
-                    bs = lerp(*js.scale, bs, ss / nw);
-                    ss = nw;
-                } else {
-                    bs = *js.scale;
-                    ss = w;
-                }
-            }
+            };
+            if (js.usage & kUsagePos) fold(kUsagePos, bp, sp, *js.position);
+            if (js.usage & kUsageScale) fold(kUsageScale, bs, ss, *js.scale);
             if (js.usage & kUsageRot) {
                 if (used & kUsageRot) {
                     const float nw = std::min(1.f, w + sr);
