@@ -9,7 +9,17 @@
 #else
 #define SLANIM_L2M_SSE2 0
 #endif
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// Not under ThreadSanitizer: an ifunc resolver runs during relocation, before the TSan runtime
+// has set up its shadow memory, and its instrumented accesses crash the program at start.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SLANIM_L2M_NO_CLONES 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define SLANIM_L2M_NO_CLONES 1
+#endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(SLANIM_L2M_NO_CLONES)
 #define SLANIM_L2M_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define SLANIM_L2M_CLONES
