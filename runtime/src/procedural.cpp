@@ -16,7 +16,6 @@ namespace procedural {
 namespace {
 constexpr int kB = 0x100;
 constexpr float kMagThreshold = 1e-7f;  // FP_MAG_THRESHOLD
-constexpr float kGimbalThreshold = 0.000436f;  // GIMBAL_THRESHOLD (llmath.h)
 
 std::uint64_t splitmix64(std::uint64_t& state) {
     std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
@@ -100,48 +99,6 @@ float FrandGenerator::frand() {
     return static_cast<float>(splitmix64(state_) >> 40) * (1.f / 16777216.f);
 }
 
-Quat constrain(Quat q, float radians) {
-    const float cos_lim = std::cos(radians / 2);
-    const float sin_lim = std::sin(radians / 2);
-    if (q.w < 0.f) q = {-q.x, -q.y, -q.z, -q.w};
-    if (q.w < cos_lim) {
-        q.w = cos_lim;
-        const float axis_len = std::sqrt(q.x * q.x + q.y * q.y + q.z * q.z);
-        const float f = sin_lim / axis_len;
-        q.x *= f;
-        q.y *= f;
-        q.z *= f;
-    }
-    return q;
-}
-
-void euler_angles(Quat q, float& roll, float& pitch, float& yaw) {
-    const float sx = 2 * (q.x * q.w - q.y * q.z);
-    const float sy = 2 * (q.y * q.w + q.x * q.z);
-    const float ys = q.w * q.w - q.y * q.y;
-    const float xz = q.x * q.x - q.z * q.z;
-    const float cx = ys - xz;
-    const float cy = std::sqrt(sx * sx + cx * cx);
-    if (cy > kGimbalThreshold) {
-        roll = std::atan2(sx, cx);
-        pitch = std::atan2(sy, cy);
-        yaw = std::atan2(2 * (q.z * q.w - q.x * q.y), ys + xz);
-    } else if (sy > 0) {
-        pitch = kPiByTwo;
-        yaw = 2 * std::atan2(q.z + q.x, q.w + q.y);
-        roll = 0;
-    } else {
-        pitch = -kPiByTwo;
-        yaw = 2 * std::atan2(q.z - q.x, q.w - q.y);
-        roll = 0;
-    }
-}
-
-Quat quat_from_axes(Vec3 x_axis, Vec3 y_axis, Vec3 z_axis) {
-    const float m[3][3] = {{x_axis.x, x_axis.y, x_axis.z}, {y_axis.x, y_axis.y, y_axis.z}, {z_axis.x, z_axis.y, z_axis.z}};
-    return ll_normalize(matrix3_quaternion(m));
-}
-
 float normalize_vec(Vec3& v) {
     const float mag = std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z);
     if (mag > kMagThreshold) {
@@ -213,7 +170,7 @@ bool HeadRotMotion::update(const CustomMotionContext& ctx, CustomMotionStates& s
             target_world = quat_from_axes(look, left, up);
         }
     }
-    Quat head_rot_local = constrain(ll_mul(target_world, inv_root), kHeadRotationConstraint);
+    Quat head_rot_local = ll_constrain(ll_mul(target_world, inv_root), kHeadRotationConstraint);
 
     // The torso follows 35 % of the turn, eased with its own half-life.
     const Quat torso_rot_local = ll_nlerp(kTorsoLag, Quat::identity(), head_rot_local);
@@ -244,9 +201,9 @@ void EyeMotion::adjust_eye_target(const CustomMotionContext& ctx, int left_joint
         // Into the head's frame, roll removed, limited to the front of the face.
         target_eye_rot = ll_mul(target_eye_rot, conjugate(model_rotation(ctx, head_)));
         float roll, pitch, yaw;
-        euler_angles(target_eye_rot, roll, pitch, yaw);
+        ll_euler_angles(target_eye_rot, roll, pitch, yaw);
         target_eye_rot = quat_from_roll_pitch_yaw(0.f, pitch, yaw);
-        target_eye_rot = constrain(target_eye_rot, kEyeRotLimitAngle);
+        target_eye_rot = ll_constrain(target_eye_rot, kEyeRotLimitAngle);
         const float interocular = length(model_position(ctx, left_joint) - model_position(ctx, right_joint));
         vergence = -std::atan2(interocular / 2.f, distance);
         // (the viewer's llclamp of the vergence discards its result)

@@ -207,4 +207,46 @@ Vec3 quantize16(Vec3 v, float lo, float hi) {
             u16_to_f32(f32_to_u16(v.z, lo, hi), lo, hi)};
 }
 
+Quat ll_constrain(Quat q, float radians) {
+    const float cos_lim = std::cos(radians / 2);
+    const float sin_lim = std::sin(radians / 2);
+    if (q.w < 0.f) q = {-q.x, -q.y, -q.z, -q.w};
+    if (q.w < cos_lim) {
+        q.w = cos_lim;
+        const float axis_len = std::sqrt(q.x * q.x + q.y * q.y + q.z * q.z);
+        const float f = sin_lim / axis_len;
+        q.x *= f;
+        q.y *= f;
+        q.z *= f;
+    }
+    return q;
+}
+
+void ll_euler_angles(Quat q, float& roll, float& pitch, float& yaw) {
+    const float sx = 2 * (q.x * q.w - q.y * q.z);
+    const float sy = 2 * (q.y * q.w + q.x * q.z);
+    const float ys = q.w * q.w - q.y * q.y;
+    const float xz = q.x * q.x - q.z * q.z;
+    const float cx = ys - xz;
+    const float cy = std::sqrt(sx * sx + cx * cx);
+    if (cy > 0.000436f /* GIMBAL_THRESHOLD, llmath.h */) {
+        roll = std::atan2(sx, cx);
+        pitch = std::atan2(sy, cy);
+        yaw = std::atan2(2 * (q.z * q.w - q.x * q.y), ys + xz);
+    } else if (sy > 0) {
+        pitch = 1.57079632679489661923f /* F_PI_BY_TWO */;
+        yaw = 2 * std::atan2(q.z + q.x, q.w + q.y);
+        roll = 0;
+    } else {
+        pitch = -1.57079632679489661923f /* F_PI_BY_TWO */;
+        yaw = 2 * std::atan2(q.z - q.x, q.w - q.y);
+        roll = 0;
+    }
+}
+
+Quat quat_from_axes(Vec3 x_axis, Vec3 y_axis, Vec3 z_axis) {
+    const float m[3][3] = {{x_axis.x, x_axis.y, x_axis.z}, {y_axis.x, y_axis.y, y_axis.z}, {z_axis.x, z_axis.y, z_axis.z}};
+    return ll_normalize(matrix3_quaternion(m));
+}
+
 }  // namespace slanim

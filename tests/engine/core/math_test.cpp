@@ -103,3 +103,46 @@ TEST(Quantize, FloorEncodeZeroSnapDecode) {
     }
     EXPECT_GT(lower, 1000);
 }
+
+TEST(Math, EulerAnglesInvertSetQuatAndTakeTheGimbalBranch) {
+    // getEulerAngles reads back setQuat(roll, pitch, yaw).
+    for (const Vec3 e : {Vec3{0.3f, -0.7f, 1.2f}, Vec3{-2.5f, 1.1f, -3.0f}, Vec3{0.f, 0.f, 0.f}}) {
+        float roll, pitch, yaw;
+        ll_euler_angles(quat_from_roll_pitch_yaw(e.x, e.y, e.z), roll, pitch, yaw);
+        EXPECT_NEAR(roll, e.x, 1e-5f);
+        EXPECT_NEAR(pitch, e.y, 1e-5f);
+        EXPECT_NEAR(yaw, e.z, 1e-5f);
+    }
+    // Pitch ±90°: the viewer sets roll 0 and puts the whole remaining turn in yaw.
+    float roll, pitch, yaw;
+    ll_euler_angles(quat_from_roll_pitch_yaw(0.5f, 1.5707964f, 0.f), roll, pitch, yaw);
+    EXPECT_EQ(roll, 0.f);
+    EXPECT_NEAR(pitch, 1.5707963f, 1e-6f);
+    ll_euler_angles(quat_from_roll_pitch_yaw(0.f, -1.5707964f, 0.3f), roll, pitch, yaw);
+    EXPECT_EQ(roll, 0.f);
+    EXPECT_NEAR(pitch, -1.5707963f, 1e-6f);
+}
+
+TEST(Math, ConstrainLimitsTheAngleAboutTheSameAxis) {
+    const Quat q = quat_from_axis_angle(2.f, Vec3{0.f, 0.f, 1.f});
+    const Quat c = ll_constrain(q, 0.5f);
+    EXPECT_NEAR(c.w, std::cos(0.25f), 1e-6f);
+    EXPECT_NEAR(c.z, std::sin(0.25f), 1e-6f);
+    EXPECT_EQ(c.x, 0.f);
+    EXPECT_EQ(ll_constrain(quat_from_axis_angle(0.3f, Vec3{1.f, 0.f, 0.f}), 0.5f),
+              quat_from_axis_angle(0.3f, Vec3{1.f, 0.f, 0.f}));  // within the limit: unchanged
+    // The other hemisphere is the same rotation: flipped first, then limited.
+    const Quat n = ll_constrain(Quat{-q.x, -q.y, -q.z, -q.w}, 0.5f);
+    EXPECT_NEAR(n.w, c.w, 1e-6f);
+    EXPECT_NEAR(n.z, c.z, 1e-6f);
+}
+
+TEST(Math, QuatFromAxesIsTheRotationWithThoseRows) {
+    EXPECT_EQ(quat_from_axes({1.f, 0.f, 0.f}, {0.f, 1.f, 0.f}, {0.f, 0.f, 1.f}), Quat::identity());
+    // Facing +Y (forward = Y, left = −X, up = Z): a quarter turn about Z, which takes X to Y.
+    const Quat q = quat_from_axes({0.f, 1.f, 0.f}, {-1.f, 0.f, 0.f}, {0.f, 0.f, 1.f});
+    const Vec3 x = rotate(Vec3{1.f, 0.f, 0.f}, q);
+    EXPECT_NEAR(x.x, 0.f, 1e-6f);
+    EXPECT_NEAR(x.y, 1.f, 1e-6f);
+    EXPECT_NEAR(x.z, 0.f, 1e-6f);
+}

@@ -24,16 +24,6 @@ float angle_deg(Quat a, Quat b) {
     return static_cast<float>(2.0 * std::atan2(v, std::fabs(double(r.w))) * 57.29577951308232);
 }
 
-/// LLQuaternion::getEulerAngles (what Firestorm writes): roll, pitch, yaw.
-Vec3 euler_angles(Quat q) {
-    const float sx = 2 * (q.x * q.w - q.y * q.z);
-    const float sy = 2 * (q.y * q.w + q.x * q.z);
-    const float ys = q.w * q.w - q.y * q.y;
-    const float xz = q.x * q.x - q.z * q.z;
-    const float cx = ys - xz;
-    const float cy = std::sqrt(sx * sx + cx * cx);
-    return {std::atan2(sx, cx), std::atan2(sy, cy), std::atan2(2 * (q.z * q.w - q.x * q.y), ys + xz)};
-}
 
 }  // namespace
 
@@ -50,10 +40,11 @@ TEST(Poser, RotationIsRollPitchYawRadiansLikeTheViewer) {
                                 quat_from_axis_angle(e.z, {0, 0, 1}));
         EXPECT_LT(angle_deg(q, h), 1e-3f);
         // And getEulerAngles (what Firestorm writes) reads it back.
-        const Vec3 back = euler_angles(q);
-        EXPECT_NEAR(back.x, e.x, 1e-4f);
-        EXPECT_NEAR(back.y, e.y, 1e-4f);
-        EXPECT_NEAR(back.z, e.z, 1e-4f);
+        float roll, pitch, yaw;
+        ll_euler_angles(q, roll, pitch, yaw);
+        EXPECT_NEAR(roll, e.x, 1e-4f);
+        EXPECT_NEAR(pitch, e.y, 1e-4f);
+        EXPECT_NEAR(yaw, e.z, 1e-4f);
     }
     EXPECT_EQ(poser_rotation({}), Quat::identity());
 }

@@ -93,13 +93,6 @@ private:
     std::uint64_t state_;
 };
 
-/// `LLQuaternion::constrain(radians)`: limits the rotation angle (w ≥ 0 hemisphere first).
-Quat constrain(Quat q, float radians);
-/// `LLQuaternion::getEulerAngles(roll, pitch, yaw)`.
-void euler_angles(Quat q, float& roll, float& pitch, float& yaw);
-/// `LLQuaternion(x_axis, y_axis, z_axis)`: the rotation whose matrix rows are the given axes
-/// (`LLMatrix3::quaternion`, then normalize).
-Quat quat_from_axes(Vec3 x_axis, Vec3 y_axis, Vec3 z_axis);
 /// `LLVector3::normalize()`: returns the length; below 1e-7 the vector becomes zero.
 float normalize_vec(Vec3& v);
 }  // namespace procedural

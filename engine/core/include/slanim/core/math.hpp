@@ -135,6 +135,23 @@ Quat shortest_arc(Vec3 a, Vec3 b);
 /// normalize as their viewer function does (`LLQuaternion(const LLMatrix3&)` once).
 Quat matrix3_quaternion(const float (&m)[3][3]);
 
+/// `LLQuaternion(x_axis, y_axis, z_axis)`: the rotation whose matrix rows are the given axes
+/// (each the image of that axis; unit and orthogonal for a rotation), i.e. matrix3_quaternion
+/// then ll_normalize. Used to build a look-at rotation from forward/left/up (SL frame: X forward,
+/// Y left, Z up).
+Quat quat_from_axes(Vec3 x_axis, Vec3 y_axis, Vec3 z_axis);
+
+/// `LLQuaternion::getEulerAngles(roll, pitch, yaw)`: radians about X, Y and Z, the inverse of
+/// `setQuat(roll, pitch, yaw)` (quat_from_roll_pitch_yaw). Roll and yaw in
+/// (−π, π], pitch in [−π/2, π/2]; at gimbal lock (cos pitch ≤ GIMBAL_THRESHOLD, 0.000436) the
+/// viewer's branch: pitch = ±π/2, roll = 0, yaw carries the remaining turn. `q` unit.
+void ll_euler_angles(Quat q, float& roll, float& pitch, float& yaw);
+
+/// `LLQuaternion::constrain(radians)`: the same rotation axis with the angle limited to
+/// `radians` (in [0, π]); `q` is first put in the w ≥ 0 hemisphere, so the result takes the
+/// short way. `q` unit.
+Quat ll_constrain(Quat q, float radians);
+
 /// llmath.h `cubic_step(x)` = x²(3 − 2x) with x clamped to [0, 1].
 inline float cubic_step(float x) {
     x = x < 0.f ? 0.f : (x > 1.f ? 1.f : x);
