@@ -19,8 +19,10 @@
 //        with the viewer's four procedural motions on every avatar (breathe, body noise, head
 //        and eye look-at toward a per-avatar target; docs/procedural-motions.md): the
 //        difference of the two rows is their cost.
-//   BM_Blend4x214/slanim — PoseBlender: 4 layers of rotation + position states on every joint
-//        of the 214-joint skeleton (856 add() calls) and blend_and_apply.
+//   BM_Blend4x214/slanim_layers — PoseBlender: 4 layers of rotation + position states on every
+//        joint of the 214-joint skeleton offered with add_layer (as MotionController offers a
+//        motion), and blend_and_apply: the figure to set against ozz's BlendingJob.
+//   BM_Blend4x214/slanim_states — the same states offered one by one (856 add() calls).
 //   BM_LocalToModel214/slanim — LocalToModelJob over 214 joints.
 //   BM_Memcpy256MB — the machine's memory traffic (a 256 MB memcpy), to read the skinned rows.
 // Without ../shared the generated demo motions (runtime/crowd.hpp) replace the real ones and the
@@ -217,6 +219,42 @@ void bm_blend(benchmark::State& state) {
     }
 }
 
+// The same four layers offered as layers (PoseBlender::add_layer, as MotionController does
+// with a motion's sampled tracks): the figure to set against ozz's BlendingJob.
+void bm_blend_layers(benchmark::State& state) {
+    const Mix& m = mix();
+    const int n = m.skeleton->num_joints();
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> a(-0.5f, 0.5f);
+    std::vector<Quat> rot(static_cast<std::size_t>(4 * n));
+    std::vector<Vec3> pos(static_cast<std::size_t>(4 * n));
+    for (auto& q : rot) q = quat_from_axis_angle(a(rng), {a(rng), a(rng), 1.f});
+    for (auto& p : pos) p = {a(rng), a(rng), a(rng)};
+    std::vector<Vec3> lp(m.skeleton->rest_positions().begin(), m.skeleton->rest_positions().end());
+    std::vector<Quat> lr(m.skeleton->rest_rotations().begin(), m.skeleton->rest_rotations().end());
+    std::vector<Vec3> ls(m.skeleton->rest_scales().begin(), m.skeleton->rest_scales().end());
+    std::vector<std::int16_t> joints(static_cast<std::size_t>(n));
+    for (int j = 0; j < n; ++j) joints[static_cast<std::size_t>(j)] = static_cast<std::int16_t>(j);
+    const std::vector<std::uint8_t> usages(static_cast<std::size_t>(n), kUsageRot | kUsagePos);
+    LayerShape shapes[4];
+    for (int layer = 0; layer < 4; ++layer)
+        shapes[layer].build(joints, std::vector<std::int8_t>(static_cast<std::size_t>(n), static_cast<std::int8_t>(4 - layer)), usages);
+    PoseBlender b;
+    b.resize(n);
+    for (auto _ : state) {
+        for (int layer = 0; layer < 4; ++layer) {
+            BlendLayer l;
+            l.shape = &shapes[layer];
+            l.rotations = rot.data() + layer * n;
+            l.positions = pos.data() + layer * n;
+            l.weight = 0.6f;
+            b.add_layer(l);
+        }
+        b.blend_and_apply({lp, lr, ls});
+        benchmark::ClobberMemory();
+    }
+}
+
 void bm_l2m(benchmark::State& state) {
     const Mix& m = mix();
     const auto n = static_cast<std::size_t>(m.skeleton->num_joints());
@@ -271,5 +309,6 @@ BENCHMARK(bm_crowd_phases)
     ->Args({1000, 2})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
-BENCHMARK(bm_blend)->Name("BM_Blend4x214/slanim");
+BENCHMARK(bm_blend)->Name("BM_Blend4x214/slanim_states");
+BENCHMARK(bm_blend_layers)->Name("BM_Blend4x214/slanim_layers");
 BENCHMARK(bm_l2m)->Name("BM_LocalToModel214/slanim");

@@ -52,7 +52,7 @@ for t in (1, 2):
             "threads", "aggregate_name", "aggregate_unit", "iterations", "real_time", "cpu_time", "time_unit", "label"}
     parts = [f"{k} {v:.0f}" for k, v in b.items() if k not in skip and isinstance(v, (int, float))]
     print(f"Per system, 1000 avatars, {t} thread(s), µs per step summed over threads: " + ", ".join(parts))
-for k in ("BM_Blend4x214/slanim", "BM_LocalToModel214/slanim"):
+for k in ("BM_Blend4x214/slanim_layers", "BM_Blend4x214/slanim_states", "BM_LocalToModel214/slanim"):
     b = med.get(k)
     if b: print(f"{k}: {b['cpu_time']:.0f} {b['time_unit']} (CPU)")
 PY

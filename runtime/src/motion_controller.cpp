@@ -477,19 +477,14 @@ SLANIM_AVX2_CLONES void MotionController::blend(const LocalPoseView& pose, Blend
             }
             continue;
         }
-        const auto tracks = m->clip->tracks();
-        const Quat* rot = scratch.rotations.data() + m->state_offset;
-        const Vec3* pos = scratch.positions.data() + m->state_offset;
-        for (std::size_t k = 0; k < tracks.size(); ++k) {
-            JointStateRef s;
-            s.position = pos + k;
-            s.rotation = rot + k;
-            s.weight = m->pose_weight;
-            s.priority = tracks[k].priority;
-            s.usage = tracks[k].usage;
-            s.additive = m->blend_type == BlendType::Additive;
-            blender.add(tracks[k].joint, s);
-        }
+        // The motion's sampled states as one layer (tracks in joint order, MotionClip).
+        BlendLayer layer;
+        layer.shape = &m->clip->layer_shape();
+        layer.rotations = scratch.rotations.data() + m->state_offset;
+        layer.positions = scratch.positions.data() + m->state_offset;
+        layer.weight = m->pose_weight;
+        layer.additive = m->blend_type == BlendType::Additive;
+        blender.add_layer(layer);
     }
     if (!external_done) offer_external();
     external_joints_ = {};

@@ -2,6 +2,8 @@
 #include "slanim/core/blend.hpp"
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <cstring>
 
 #include "slanim/core/clip.hpp"
@@ -12,7 +14,8 @@
 #include "blend_kernel.hpp"
 #undef SLANIM_BLEND_KERNEL_NS
 namespace slanim::blend_detail::avx512 {
-void fold(const FoldArgs& a);  // blend_avx512.cpp
+void fold(const FoldArgs& a);                                // blend_avx512.cpp
+int insert_layer(const InsertArgs& a, const BlendLayer& layer);  // blend_avx512.cpp
 }
 #else
 #define SLANIM_BLEND_VECTOR 0
@@ -58,6 +61,9 @@ void PoseBlender::resize(int n) {
     flags_.assign(kSlots * stride_, 0);
     counts_.assign(stride_, 0);
     scalar_.assign(stride_, 0);
+#if SLANIM_BLEND_VECTOR
+    fold_scratch_.assign(stride_ / kBlock * blend_detail::kFoldBlockBytes + 64, std::byte{0});
+#endif
 }
 
 void PoseBlender::move_slot(std::size_t from, std::size_t to, std::size_t j) {
@@ -85,6 +91,61 @@ bool PoseBlender::add_slow(int joint, const JointStateRef& st) {
         }
     }
     return false;
+}
+
+bool LayerShape::build(std::span<const std::int16_t> j, std::span<const std::int8_t> p,
+                       std::span<const std::uint8_t> u) {
+    joints.clear(), priorities.clear(), usages.clear(), blocks.clear();
+    if (j.size() != p.size() || j.size() != u.size()) return false;
+    for (std::size_t k = 0; k < j.size(); ++k)
+        if (j[k] < 0 || p[k] < 0 || (k > 0 && j[k] <= j[k - 1])) return false;
+    joints.assign(j.begin(), j.end());
+    priorities.assign(p.begin(), p.end());
+    usages.assign(u.begin(), u.end());
+    for (std::size_t k = 0; k < joints.size(); ++k) {
+        const auto block = static_cast<std::uint16_t>(joints[k] / 16);
+        if (blocks.empty() || blocks.back().block != block)
+            blocks.push_back({block, 0, static_cast<std::uint16_t>(k)});
+        blocks.back().mask = static_cast<std::uint16_t>(blocks.back().mask | (1u << (joints[k] % 16)));
+    }
+    return true;
+}
+
+int PoseBlender::add_layer_states(const BlendLayer& layer) {
+    const LayerShape& shape = *layer.shape;
+    const std::uint8_t usage_bits = static_cast<std::uint8_t>(
+        (layer.rotations ? kUsageRot : 0) | (layer.positions ? kUsagePos : 0) | (layer.scales ? kUsageScale : 0));
+    int kept = 0;
+    for (std::size_t k = 0; k < shape.size(); ++k) {
+        JointStateRef s;
+        s.rotation = layer.rotations ? layer.rotations + k : nullptr;
+        s.position = layer.positions ? layer.positions + k : nullptr;
+        s.scale = layer.scales ? layer.scales + k : nullptr;
+        s.weight = layer.weight;
+        s.priority = shape.priorities[k];
+        s.usage = static_cast<std::uint8_t>(shape.usages[k] & usage_bits);
+        s.additive = layer.additive;
+        kept += add(shape.joints[k], s) ? 1 : 0;
+    }
+    return kept;
+}
+
+int PoseBlender::add_layer(const BlendLayer& layer) {
+    if (!layer.shape) return 0;
+#if SLANIM_BLEND_VECTOR
+    if (g_isa == BlendIsa::Avx512) {
+        blend_detail::InsertArgs args;
+        args.values = values_.data();
+        args.priorities = priorities_.data();
+        args.flags = flags_.data();
+        args.counts = counts_.data();
+        args.scalar = scalar_.data();
+        args.stride = stride_;
+        args.num_joints = num_joints_;
+        return blend_detail::avx512::insert_layer(args, layer);
+    }
+#endif
+    return add_layer_states(layer);
 }
 
 QueuedJointState PoseBlender::slot(int joint, int s) const {
@@ -190,6 +251,7 @@ void PoseBlender::blend_and_apply(const LocalPoseView& pose) {
         args.joints = joints;
         args.positions = pose.positions.data();
         args.rotations = pose.rotations.data();
+        args.scratch = fold_scratch_.data() + (64 - reinterpret_cast<std::uintptr_t>(fold_scratch_.data()) % 64) % 64;
         if (isa == BlendIsa::Avx512) blend_detail::avx512::fold(args);
         else blend_detail::baseline::fold(args);
         for (std::size_t j = 0; j < joints; ++j)

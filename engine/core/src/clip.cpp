@@ -141,6 +141,17 @@ std::shared_ptr<const MotionClip> MotionClip::build(const Motion& m, const Skele
         }
         c.tracks_.push_back(t);
     }
+    // Tracks in joint order: the blender takes a motion as one layer of joint-sorted states
+    // (PoseBlender::add_layer). Each joint has one track, so the order changes no result.
+    std::sort(c.tracks_.begin(), c.tracks_.end(), [](const ClipTrack& a, const ClipTrack& b) { return a.joint < b.joint; });
+    {
+        std::vector<std::int16_t> joints;
+        std::vector<std::int8_t> priorities;
+        std::vector<std::uint8_t> usages;
+        for (const ClipTrack& t : c.tracks_)
+            joints.push_back(t.joint), priorities.push_back(t.priority), usages.push_back(t.usage);
+        c.layer_shape_.build(joints, priorities, usages);  // joints ascend, priorities in [0, 6]
+    }
 
     // Sampling plan: constants apart, then key-sharing groups and single animated curves.
     for (std::uint32_t k = 0; k < c.tracks_.size(); ++k) {

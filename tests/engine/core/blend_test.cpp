@@ -273,3 +273,170 @@ void expect_bit_identical_to_the_reference() {
     EXPECT_GT(opposite_pairs, 1000u);
 }
 }  // namespace
+
+TEST(Blend, LayerShapeRejectsWhatAddLayerCannotTake) {
+    LayerShape s;
+    const std::vector<std::int8_t> p2{1, 1};
+    const std::vector<std::uint8_t> u2{kUsageRot, kUsageRot};
+    EXPECT_TRUE(s.build(std::vector<std::int16_t>{3, 40}, p2, u2));
+    ASSERT_EQ(s.blocks.size(), 2u);
+    EXPECT_EQ(s.blocks[0].block, 0);
+    EXPECT_EQ(s.blocks[0].mask, 1u << 3);
+    EXPECT_EQ(s.blocks[0].first, 0);
+    EXPECT_EQ(s.blocks[1].block, 2);
+    EXPECT_EQ(s.blocks[1].mask, 1u << 8);
+    EXPECT_EQ(s.blocks[1].first, 1);
+    EXPECT_FALSE(s.build(std::vector<std::int16_t>{40, 3}, p2, u2));  // not ascending
+    EXPECT_TRUE(s.joints.empty() && s.blocks.empty());
+    EXPECT_FALSE(s.build(std::vector<std::int16_t>{3, 3}, p2, u2));   // a joint twice
+    EXPECT_FALSE(s.build(std::vector<std::int16_t>{-1, 3}, p2, u2));  // negative joint
+    EXPECT_FALSE(s.build(std::vector<std::int16_t>{1, 3}, std::vector<std::int8_t>{1, -1}, u2));
+    EXPECT_FALSE(s.build(std::vector<std::int16_t>{1}, p2, u2));  // lengths differ
+    PoseBlender b;
+    b.resize(4);
+    EXPECT_EQ(b.add_layer(BlendLayer{}), 0);  // no shape
+}
+
+namespace {
+// Frames of random layers (0-9 of them, so some joints get more than six states), each a
+// random ascending subset of the joints (some past the blender's joints), with random
+// priorities (ties, insertions before earlier states, drops), weights (zero, one, partial),
+// usages, scales on some layers, additive layers and loose add() calls between layers. The
+// blender fed with add_layer must hold the same slots and produce the same bits as one fed
+// with the same states through add(), and as the test's scalar viewer code.
+void expect_layers_equal_single_states() {
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> u(-1.f, 1.f), w01(0.f, 1.f);
+    constexpr int kJoints = 53;
+    PoseBlender by_layer, by_state;
+    by_layer.resize(kJoints), by_state.resize(kJoints);
+    std::size_t kept_total = 0, dropped_total = 0;
+    for (int round = 0; round < 300; ++round) {
+        const int layers = static_cast<int>(rng() % 10);
+        std::vector<LayerShape> shapes(static_cast<std::size_t>(layers));
+        std::vector<std::vector<Quat>> rots(shapes.size());
+        std::vector<std::vector<Vec3>> poss(shapes.size()), scales(shapes.size());
+        std::vector<BlendLayer> ls(shapes.size());
+        for (std::size_t l = 0; l < shapes.size(); ++l) {
+            std::vector<std::int16_t> joints;
+            std::vector<std::int8_t> prios;
+            std::vector<std::uint8_t> usages;
+            const unsigned density = 1 + rng() % 4;  // 1: every joint .. 4: about one in four
+            const bool uniform = rng() % 2 == 0;
+            const auto prio = static_cast<std::int8_t>(rng() % 7);
+            for (std::int16_t j = 0; j < kJoints + 12; ++j) {
+                if (rng() % density != 0) continue;
+                joints.push_back(j);
+                prios.push_back(uniform ? prio : static_cast<std::int8_t>(rng() % 7));
+                usages.push_back(static_cast<std::uint8_t>((1 + rng() % 3) | (rng() % 6 == 0 ? kUsageScale : 0)));
+            }
+            ASSERT_TRUE(shapes[l].build(joints, prios, usages));
+            for (std::size_t k = 0; k < joints.size(); ++k) {
+                rots[l].push_back(ll_normalize(Quat{u(rng), u(rng), u(rng), u(rng)}));
+                poss[l].push_back({u(rng), u(rng), u(rng)});
+                scales[l].push_back({1.f + 0.1f * u(rng), 1.f, 1.f + 0.1f * u(rng)});
+            }
+            BlendLayer& bl = ls[l];
+            bl.shape = &shapes[l];
+            bl.rotations = rng() % 8 == 0 ? nullptr : rots[l].data();
+            bl.positions = rng() % 4 == 0 ? nullptr : poss[l].data();
+            bl.scales = round % 3 == 0 && rng() % 2 == 0 ? scales[l].data() : nullptr;
+            const unsigned kind = rng() % 4;
+            bl.weight = kind == 0 ? 0.f : kind == 1 ? 1.f : w01(rng);
+            bl.additive = round % 4 == 0 && rng() % 4 == 0;
+        }
+        std::vector<Vec3> p0(kJoints), s0(kJoints, Vec3{1.f, 1.f, 1.f});
+        std::vector<Quat> r0(kJoints);
+        for (std::size_t j = 0; j < p0.size(); ++j) {
+            p0[j] = {u(rng), u(rng), u(rng)};
+            r0[j] = ll_normalize(Quat{u(rng), u(rng), u(rng), u(rng)});
+        }
+        ReferenceBlender ref(kJoints);
+        std::vector<JointStateRef> refs;  // every state offered, for the reference
+        refs.reserve(4096);
+        const Quat loose_rot = ll_normalize(Quat{0.1f, 0.2f, 0.3f, 0.9f});
+        const Vec3 loose_pos{0.5f, -0.5f, 0.25f};
+        for (std::size_t l = 0; l < ls.size(); ++l) {
+            if (rng() % 3 == 0) {  // a loose state between layers (puppetry, custom motions)
+                JointStateRef s;
+                s.rotation = &loose_rot, s.position = &loose_pos;
+                s.weight = 0.5f, s.priority = static_cast<std::int8_t>(rng() % 7), s.usage = kUsageRot | kUsagePos;
+                const int j = static_cast<int>(rng() % kJoints);
+                by_layer.add(j, s), by_state.add(j, s);
+                refs.push_back(s);
+                ref.add(j, &refs.back());
+            }
+            const int kept = by_layer.add_layer(ls[l]);
+            int kept_states = 0;
+            const LayerShape& sh = shapes[l];
+            const std::uint8_t bits = static_cast<std::uint8_t>((ls[l].rotations ? kUsageRot : 0) |
+                                                                (ls[l].positions ? kUsagePos : 0) |
+                                                                (ls[l].scales ? kUsageScale : 0));
+            for (std::size_t k = 0; k < sh.size(); ++k) {
+                JointStateRef s;
+                s.rotation = ls[l].rotations ? ls[l].rotations + k : nullptr;
+                s.position = ls[l].positions ? ls[l].positions + k : nullptr;
+                s.scale = ls[l].scales ? ls[l].scales + k : nullptr;
+                s.weight = ls[l].weight, s.priority = sh.priorities[k];
+                s.usage = static_cast<std::uint8_t>(sh.usages[k] & bits), s.additive = ls[l].additive;
+                const bool got = by_state.add(sh.joints[k], s);
+                kept_states += got ? 1 : 0;
+                dropped_total += got ? 0 : 1;
+                refs.push_back(s);
+                EXPECT_EQ(sh.joints[k] < kJoints && ref.add(sh.joints[k], &refs.back()), got);
+            }
+            ASSERT_EQ(kept, kept_states) << "round " << round << " layer " << l;
+            kept_total += static_cast<std::size_t>(kept);
+        }
+        for (int j = 0; j < kJoints; ++j) {
+            ASSERT_EQ(by_layer.count(j), by_state.count(j)) << "round " << round << " joint " << j;
+            for (int s = 0; s < by_layer.count(j); ++s) {
+                const QueuedJointState a = by_layer.slot(j, s), e = by_state.slot(j, s);
+                ASSERT_EQ(a.priority, e.priority);
+                ASSERT_EQ(a.usage, e.usage);
+                ASSERT_EQ(a.additive, e.additive);
+                ASSERT_EQ(std::memcmp(&a.weight, &e.weight, sizeof a.weight), 0);
+                if (a.usage & kUsageRot) {
+                    ASSERT_EQ(std::memcmp(&a.rotation, &e.rotation, sizeof a.rotation), 0);
+                }
+                if (a.usage & kUsagePos) {
+                    ASSERT_EQ(std::memcmp(&a.position, &e.position, sizeof a.position), 0);
+                }
+                if (a.usage & kUsageScale) {
+                    ASSERT_EQ(std::memcmp(&a.scale, &e.scale, sizeof a.scale), 0);
+                }
+            }
+        }
+        std::vector<Vec3> pa = p0, sa = s0, pb = p0, sb = s0;
+        std::vector<Quat> ra = r0, rb = r0;
+        by_layer.blend_and_apply({pa, ra, sa});
+        by_state.blend_and_apply({pb, rb, sb});
+        for (int j = 0; j < kJoints; ++j) {
+            const auto i = static_cast<std::size_t>(j);
+            Vec3 p = p0[i], s = s0[i];
+            Quat r = r0[i];
+            if (ref.counts[i]) ref.blend(j, p, r, s);
+            ASSERT_EQ(std::memcmp(&p, &pa[i], sizeof p), 0) << "round " << round << " joint " << j;
+            ASSERT_EQ(std::memcmp(&r, &ra[i], sizeof r), 0) << "round " << round << " joint " << j;
+            ASSERT_EQ(std::memcmp(&s, &sa[i], sizeof s), 0) << "round " << round << " joint " << j;
+            ASSERT_EQ(std::memcmp(&pb[i], &pa[i], sizeof p), 0);
+            ASSERT_EQ(std::memcmp(&rb[i], &ra[i], sizeof r), 0);
+        }
+    }
+    EXPECT_GT(kept_total, 10000u);
+    EXPECT_GT(dropped_total, 100u);  // some joints had more than six states
+}
+}  // namespace
+
+TEST(Blend, LayersBlendLikeTheirStatesOfferedOneByOne) {
+    const BlendIsa before = blend_isa();
+    int runs = 0;
+    for (const BlendIsa isa : {BlendIsa::Scalar, BlendIsa::Sse2, BlendIsa::Avx512}) {
+        if (!set_blend_isa(isa)) continue;
+        SCOPED_TRACE(static_cast<int>(isa));
+        ++runs;
+        expect_layers_equal_single_states();
+    }
+    set_blend_isa(before);
+    EXPECT_GE(runs, 1);
+}

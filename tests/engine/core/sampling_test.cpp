@@ -143,5 +143,14 @@ TEST(Clip, SignaturesAndPriorityResolution) {
     EXPECT_EQ(c->signature(1)[s.joint_num(s.find("mNeck"))], 0x3F);  // 5 → 0xFF >> 2
     EXPECT_EQ(c->signature(0)[s.joint_num(s.find("mNeck"))], 0x00);  // no position keys
     EXPECT_EQ(c->signature(0)[0], 0x7F);                              // clamped to 6
-    EXPECT_EQ(c->tracks()[2].priority, 6);
+    // Tracks are in joint order (the pelvis, joint 0, first) and the shape follows them.
+    ASSERT_EQ(c->tracks()[0].joint, 0);
+    EXPECT_EQ(c->tracks()[0].priority, 6);
+    for (std::size_t k = 1; k < c->tracks().size(); ++k) EXPECT_LT(c->tracks()[k - 1].joint, c->tracks()[k].joint);
+    ASSERT_EQ(c->layer_shape().size(), c->tracks().size());
+    for (std::size_t k = 0; k < c->tracks().size(); ++k) {
+        EXPECT_EQ(c->layer_shape().joints[k], c->tracks()[k].joint);
+        EXPECT_EQ(c->layer_shape().priorities[k], c->tracks()[k].priority);
+        EXPECT_EQ(c->layer_shape().usages[k], c->tracks()[k].usage);
+    }
 }

@@ -2,6 +2,7 @@
 // Per-joint priority blending: LLPoseBlender + LLJointStateBlender (spec §3.4).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -43,11 +44,50 @@ bool set_blend_isa(BlendIsa isa);
 /// The instruction set in use (never Auto).
 BlendIsa blend_isa();
 
+/// The tracks of one 16-joint block of the skeleton (joints 16·block .. 16·block + 15) in a
+/// LayerShape: bit i of `mask` set when joint 16·block + i has a track; those tracks are
+/// `first`, `first` + 1, ... in ascending joint order.
+struct LayerBlock {
+    std::uint16_t block = 0;
+    std::uint16_t mask = 0;
+    std::uint16_t first = 0;
+};
+
+/// What does not change from frame to frame in a layer of joint states (one motion's tracks):
+/// per track the joint, its resolved priority and its usage, tracks sorted by joint, each joint
+/// at most once; and where they fall in 16-joint blocks. Built once per motion (MotionClip
+/// keeps one); immutable afterwards and shareable between threads.
+struct LayerShape {
+    std::vector<std::int16_t> joints;     ///< per track: skeleton joint index, strictly ascending
+    std::vector<std::int8_t> priorities;  ///< per track: resolved priority (0-127, never −1)
+    std::vector<std::uint8_t> usages;     ///< per track: kUsagePos | kUsageRot | kUsageScale
+    std::vector<LayerBlock> blocks;       ///< the non-empty blocks, ascending
+
+    /// Fills the shape from per-track arrays of equal length. Returns false (leaving the shape
+    /// empty) when the lengths differ, a joint is negative, the joints are not strictly
+    /// ascending, or a priority is negative. Allocates.
+    bool build(std::span<const std::int16_t> joints, std::span<const std::int8_t> priorities,
+               std::span<const std::uint8_t> usages);
+    [[nodiscard]] std::size_t size() const { return joints.size(); }
+};
+
+/// One layer for PoseBlender::add_layer: a motion's joint states this frame, per track of its
+/// shape (ozz's BlendingJob::Layer, with the viewer's per-joint priorities). The arrays are
+/// read during add_layer only.
+struct BlendLayer {
+    const LayerShape* shape = nullptr;
+    const Quat* rotations = nullptr;  ///< per track, or null when no track has ROT
+    const Vec3* positions = nullptr;  ///< per track, or null when no track has POS
+    const Vec3* scales = nullptr;     ///< per track, or null when no track has SCALE
+    float weight = 0.f;               ///< the motion's pose weight this frame
+    bool additive = false;            ///< ADDITIVE_BLEND motion
+};
+
 /// A joint state as the blender holds it (values copied by PoseBlender::add).
 struct QueuedJointState {
-    Quat rotation;      ///< identity when usage has no ROT
-    Vec3 position;      ///< zero when usage has no POS
-    Vec3 scale;         ///< zero when usage has no SCALE
+    Quat rotation;      ///< unspecified when usage has no ROT
+    Vec3 position;      ///< unspecified when usage has no POS
+    Vec3 scale;         ///< unspecified when usage has no SCALE
     float weight = 0.f;
     std::int8_t priority = 0;
     std::uint8_t usage = 0;
@@ -93,6 +133,14 @@ public:
         return add_slow(joint, state);
     }
 
+    /// add() for every track of the layer in track order, so the same states end in the same
+    /// slots; with AVX-512 the states of a 16-joint block are inserted together (masked vector
+    /// stores into the slot arrays, the viewer's insertion rule per lane), which is what makes
+    /// blending a whole motion cheap. A component whose array is null counts as absent from
+    /// every track's usage. Returns the number of states kept (0 when `layer.shape` is null);
+    /// tracks whose joint is ≥ num_joints() are dropped, as add() drops them. No allocation.
+    int add_layer(const BlendLayer& layer);
+
     /// `blendJointStates(apply_now = true)` for every joint that received a state this frame,
     /// writing `pose` (spans of at least num_joints() elements; a joint's scale only when one of
     /// its states carried a scale: otherwise the viewer's sum leaves it unchanged); then clears
@@ -109,6 +157,7 @@ public:
 
 private:
     bool add_slow(int joint, const JointStateRef& state);
+    int add_layer_states(const BlendLayer& layer);  // add() per track
     /// Writes a state into slot `s` of joint `j`: only the components its usage names (the
     /// others are never read for this state). Inline: add()'s fast path runs once per state.
     void store(std::size_t s, std::size_t j, const JointStateRef& st) {
@@ -147,6 +196,7 @@ private:
     std::vector<std::uint8_t> flags_;    // kSlots × stride_: usage | kAdditiveFlag
     std::vector<std::uint8_t> counts_;   // stride_: filled slots per joint
     std::vector<std::uint8_t> scalar_;   // stride_: 1 when a state is additive or carries a scale
+    std::vector<std::byte> fold_scratch_;  // the vector fold's running blends (blend_kernel.hpp)
 };
 
 }  // namespace slanim

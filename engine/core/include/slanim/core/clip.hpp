@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "slanim/core/blend.hpp"
+
 #include "slanim/core/math.hpp"
 #include "slanim/core/motion.hpp"
 #include "slanim/core/result.hpp"
@@ -99,7 +101,10 @@ public:
     [[nodiscard]] const Motion& motion() const { return motion_; }
     [[nodiscard]] int num_skeleton_joints() const { return num_skeleton_joints_; }
 
+    /// The tracks, in ascending joint order (one per joint).
     [[nodiscard]] std::span<const ClipTrack> tracks() const { return tracks_; }
+    /// The tracks as a blend layer shape (joints, priorities, usages; PoseBlender::add_layer).
+    [[nodiscard]] const LayerShape& layer_shape() const { return layer_shape_; }
     [[nodiscard]] std::span<const float> rot_times() const { return rot_times_; }
     [[nodiscard]] std::span<const Quat> rot_values() const { return rot_values_; }
     [[nodiscard]] std::span<const float> pos_times() const { return pos_times_; }
@@ -129,6 +134,7 @@ private:
     std::vector<Quat> rot_values_;
     std::vector<Vec3> pos_values_;
     detail::SamplingPlan plan_;
+    LayerShape layer_shape_;
     std::array<std::array<std::uint8_t, 216>, 2> signature_{};
 };
 
