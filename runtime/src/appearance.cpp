@@ -371,6 +371,26 @@ bool Appearance::morph(const MotionController& controller, LocalPose& local) {
     return stats_.skeletal_applied > 0;
 }
 
+namespace {
+void prefetch_range(const void* p, std::size_t bytes) {
+    const auto* c = static_cast<const char*>(p);
+    for (std::size_t o = 0; o < bytes; o += 64) __builtin_prefetch(c + o, 0, 3);
+}
+}  // namespace
+
+void Appearance::prefetch(int step) const {
+    if (step == 0) {
+        prefetch_range(skinned_.data(), skinned_.size() * sizeof(SkinnedMesh));
+        return;
+    }
+    const auto meshes = state_.meshes();
+    for (const SkinnedMesh& sm : skinned_) {
+        prefetch_range(sm.joints.entries.data(), sm.joints.entries.size() * sizeof(SkinJointEntry));
+        prefetch_range(sm.matrices.data(), sm.matrices.size() * sizeof(SkinMatrix));
+        __builtin_prefetch(&meshes[static_cast<std::size_t>(sm.mesh)].revision, 0, 3);
+    }
+}
+
 void Appearance::skin(const ModelPose& model_pose, const LocalPose& local) {
     for (SkinnedMesh& sm : skinned_) {
         const MeshBuffers& mb = state_.meshes()[sm.mesh];

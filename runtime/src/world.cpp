@@ -419,13 +419,28 @@ std::vector<const System*> World::schedule() const {
     return out;
 }
 
-void World::prefetch_pose(std::size_t i) const {
+void World::prefetch_ahead(std::size_t i, std::size_t end) const {
     // The next avatar's local and model pose (~12 KiB for 214 joints) while this one runs: a
     // crowd's poses do not stay in the caches from one step to the next, and the stage reads
     // and writes all of them.
-    const auto* p = static_cast<const char*>(pose_block_[i]);
-    const std::size_t bytes = PosePool::pose_bytes(skeletons_[i]->num_joints());
-    for (std::size_t o = 0; o < bytes; o += 64) __builtin_prefetch(p + o, 1, 3);
+    if (i + 1 < end) {
+        const auto* p = static_cast<const char*>(pose_block_[i + 1]);
+        const std::size_t bytes = PosePool::pose_bytes(skeletons_[i + 1]->num_joints());
+        for (std::size_t o = 0; o < bytes; o += 64) __builtin_prefetch(p + o, 1, 3);
+    }
+    // Appearances are reached through pointers: each level is fetched one avatar before the
+    // next level is read (the object three ahead, its mesh array two ahead, what that array
+    // points to one ahead), so following them does not stall.
+    if (i + 3 < end)
+        if (const Appearance* a = appearance_[i + 3].get()) {
+            __builtin_prefetch(a, 0, 3);
+            __builtin_prefetch(reinterpret_cast<const char*>(a) + 64, 0, 3);
+            __builtin_prefetch(reinterpret_cast<const char*>(a) + 128, 0, 3);
+        }
+    if (i + 2 < end)
+        if (const Appearance* a = appearance_[i + 2].get()) a->prefetch(0);
+    if (i + 1 < end)
+        if (const Appearance* a = appearance_[i + 1].get()) a->prefetch(1);
 }
 
 void World::step(float dt) {
@@ -463,7 +478,7 @@ void World::step(float dt) {
             WorkerScratch& scratch = x.scratch[slot];
             if (!profiling_) {
                 for (std::size_t i = begin; i < end; ++i) {
-                    if (i + 1 < end) prefetch_pose(i + 1);
+                    prefetch_ahead(i, end);
                     for (const System* sys : stage.systems)
                         if (lod_[i].mode == LodMode::Full || !lod_skips(*sys, i)) sys->each(*this, i, dt, scratch);
                 }

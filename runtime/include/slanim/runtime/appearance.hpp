@@ -213,6 +213,13 @@ public:
     /// The skin phase: skinning matrices from the model pose and local scales, then skins every
     /// mesh (re-reading morphed buffers whose revision changed). No allocation.
     void skin(const ModelPose& model_pose, const LocalPose& local);
+    /// Asks the CPU to fetch what morph() and skin() read first for this avatar, in two
+    /// steps so that neither waits for memory: step 0 the skinned meshes' set-up array (read
+    /// through this object, which the caller fetched before), step 1 (a step later) the joint
+    /// lists, matrices and mesh revisions it points to; not the vertex streams. A world runs the
+    /// steps an avatar or two ahead to overlap the cache misses with other avatars' work. Reads
+    /// only this object's containers; no effect on results.
+    void prefetch(int step) const;
 
 private:
     Appearance(std::shared_ptr<const AppearanceModel> model, const AppearanceOptions& options);

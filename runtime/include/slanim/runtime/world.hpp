@@ -341,7 +341,9 @@ public:
 private:
     struct Exec;   // task arena and per-thread scratch (oneTBB, private to world.cpp)
     struct PosePool;
-    void prefetch_pose(std::size_t i) const;
+    /// Prefetches the pose and appearance set-up of the avatars after i (up to end, this
+    /// thread's range) while i runs.
+    void prefetch_ahead(std::size_t i, std::size_t end) const;
     std::unique_ptr<Exec> exec_;
     std::unique_ptr<PosePool> pool_;
     int threads_ = 1;
