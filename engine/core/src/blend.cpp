@@ -14,8 +14,8 @@
 #include "blend_kernel.hpp"
 #undef SLANIM_BLEND_KERNEL_NS
 namespace slanim::blend_detail::avx512 {
-void fold(const FoldArgs& a);                                // blend_avx512.cpp
 int insert_layer(const InsertArgs& a, const BlendLayer& layer);  // blend_avx512.cpp
+void fold_masked(const FoldArgs& a);                             // blend_avx512.cpp
 }
 #else
 #define SLANIM_BLEND_VECTOR 0
@@ -61,6 +61,7 @@ void PoseBlender::resize(int n) {
     flags_.assign(kSlots * stride_, 0);
     counts_.assign(stride_, 0);
     scalar_.assign(stride_, 0);
+    any_scalar_ = false;
 #if SLANIM_BLEND_VECTOR
     fold_scratch_.assign(stride_ / kBlock * blend_detail::kFoldBlockBytes + 64, std::byte{0});
 #endif
@@ -140,6 +141,7 @@ int PoseBlender::add_layer(const BlendLayer& layer) {
         args.flags = flags_.data();
         args.counts = counts_.data();
         args.scalar = scalar_.data();
+        args.any_scalar = &any_scalar_;
         args.stride = stride_;
         args.num_joints = num_joints_;
         return blend_detail::avx512::insert_layer(args, layer);
@@ -252,10 +254,11 @@ void PoseBlender::blend_and_apply(const LocalPoseView& pose) {
         args.positions = pose.positions.data();
         args.rotations = pose.rotations.data();
         args.scratch = fold_scratch_.data() + (64 - reinterpret_cast<std::uintptr_t>(fold_scratch_.data()) % 64) % 64;
-        if (isa == BlendIsa::Avx512) blend_detail::avx512::fold(args);
+        if (isa == BlendIsa::Avx512) blend_detail::avx512::fold_masked(args);
         else blend_detail::baseline::fold(args);
-        for (std::size_t j = 0; j < joints; ++j)
-            if (scalar_[j] && counts_[j]) blend_one(j, pose);
+        if (any_scalar_)
+            for (std::size_t j = 0; j < joints; ++j)
+                if (scalar_[j] && counts_[j]) blend_one(j, pose);
     } else
 #endif
     {
@@ -263,7 +266,8 @@ void PoseBlender::blend_and_apply(const LocalPoseView& pose) {
             if (counts_[j]) blend_one(j, pose);
     }
     std::memset(counts_.data(), 0, counts_.size());
-    std::memset(scalar_.data(), 0, scalar_.size());
+    if (any_scalar_) std::memset(scalar_.data(), 0, scalar_.size());
+    any_scalar_ = false;
 }
 
 }  // namespace slanim

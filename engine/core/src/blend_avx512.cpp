@@ -133,9 +133,161 @@ int insert_layer(const InsertArgs& a, const BlendLayer& layer) {
         _mm_storeu_si128(reinterpret_cast<__m128i*>(counts + o), narrow(count2));
         const __mmask16 to_scalar =
             additive ? keep : static_cast<__mmask16>(keep & _mm512_test_epi32_mask(usage, _mm512_set1_epi32(kUsageScale)));
-        if (to_scalar) _mm_mask_storeu_epi8(a.scalar + o, to_scalar, _mm_set1_epi8(1));
+        if (to_scalar) {
+            _mm_mask_storeu_epi8(a.scalar + o, to_scalar, _mm_set1_epi8(1));
+            *a.any_scalar = true;
+        }
     }
     return kept;
+}
+
+// The fold with AVX-512 mask registers: the operations of the generic kernel's fold
+// (blend_kernel.hpp), in the same order on the same values, with the lane conditions kept in
+// k registers and applied by merge-masking instead of materialized as vectors. Blocks are swept
+// slot by slot (the running blends wait in the fold scratch between sweeps), so the long chain
+// of one block's slot overlaps the next block's.
+namespace {
+struct alignas(64) KBlock {
+    __m512 r[4], p[3], sum_pos, sum_rot;  // running blend
+    __m512 in_r[4], in_p[3];              // the pose as read
+    __m512i count;                        // states per lane (0: not blended here)
+    std::size_t j0;
+    int lanes, nmax;
+    __mmask16 has_pos, has_rot;
+};
+static_assert(sizeof(KBlock) <= kFoldBlockBytes, "PoseBlender sizes the fold scratch");
+
+inline __m512 lerp_keep_order(__m512 t, __m512 a, __m512 inv_t, __m512 b) {  // t·a + inv_t·b
+    return _mm512_add_ps(_mm512_mul_ps(t, a), _mm512_mul_ps(inv_t, b));
+}
+
+__attribute__((noinline)) void slerp_lanes_k(__mmask16 lanes, __m512 t, const __m512 (&a)[4], const __m512 (&b)[4],
+                                             __m512 (&out)[4]) {
+    alignas(64) float tf[16], af[4][16], bf[4][16], of[4][16];
+    _mm512_store_ps(tf, t);
+    for (int c = 0; c < 4; ++c) {
+        _mm512_store_ps(af[c], a[c]), _mm512_store_ps(bf[c], b[c]), _mm512_store_ps(of[c], out[c]);
+    }
+    for (int l = 0; l < 16; ++l) {
+        if (!(lanes >> l & 1u)) continue;
+        const Quat q = ll_slerp(tf[l], Quat{af[0][l], af[1][l], af[2][l], af[3][l]}, Quat{bf[0][l], bf[1][l], bf[2][l], bf[3][l]});
+        of[0][l] = q.x, of[1][l] = q.y, of[2][l] = q.z, of[3][l] = q.w;
+    }
+    for (int c = 0; c < 4; ++c) out[c] = _mm512_load_ps(of[c]);
+}
+
+inline void fold_slot_k(const FoldArgs& a, KBlock& b, int s) {
+    const __m512 one = _mm512_set1_ps(1.f), zero = _mm512_setzero_ps();
+    const std::size_t S = a.stride;
+    const float* v = a.values + static_cast<std::size_t>(s) * PoseBlender::kFields * S + b.j0;
+    const __m512 w = _mm512_loadu_ps(v + PoseBlender::kWeight * S);
+    const __m512i usage = widen_u8(load16(a.flags + static_cast<std::size_t>(s) * S + b.j0));
+    // live: a state in this slot whose weight is not 0 (`w == 0.f` skips; NaN does not).
+    const __mmask16 live = _mm512_cmpgt_epi32_mask(b.count, _mm512_set1_epi32(s)) & _mm512_cmp_ps_mask(w, zero, _CMP_NEQ_UQ);
+    const __mmask16 rmask = live & _mm512_test_epi32_mask(usage, _mm512_set1_epi32(kUsageRot));
+    const __mmask16 pmask = live & _mm512_test_epi32_mask(usage, _mm512_set1_epi32(kUsagePos));
+    if (pmask) {
+        __m512 bp[3];
+        for (int c = 0; c < 3; ++c) bp[c] = _mm512_loadu_ps(v + static_cast<std::size_t>(PoseBlender::kPx + c) * S);
+        const __mmask16 first = pmask & static_cast<__mmask16>(~b.has_pos), cont = pmask & b.has_pos;
+        if (cont) {
+            const __m512 ws = _mm512_add_ps(w, b.sum_pos);
+            const __m512 nw = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(ws, one, _CMP_LT_OQ), one, ws);
+            const __m512 u = _mm512_div_ps(b.sum_pos, nw);
+            for (int c = 0; c < 3; ++c)  // bp + (p − bp)·u
+                b.p[c] = _mm512_mask_add_ps(b.p[c], cont, bp[c], _mm512_mul_ps(_mm512_sub_ps(b.p[c], bp[c]), u));
+            b.sum_pos = _mm512_mask_mov_ps(b.sum_pos, cont, nw);
+        }
+        for (int c = 0; c < 3; ++c) b.p[c] = _mm512_mask_mov_ps(b.p[c], first, bp[c]);
+        b.sum_pos = _mm512_mask_mov_ps(b.sum_pos, first, w);
+        b.has_pos |= pmask;
+    }
+    if (rmask) {
+        __m512 ar[4];
+        for (int c = 0; c < 4; ++c) ar[c] = _mm512_loadu_ps(v + static_cast<std::size_t>(PoseBlender::kRx + c) * S);
+        const __mmask16 first = rmask & static_cast<__mmask16>(~b.has_rot), cont = rmask & b.has_rot;
+        if (cont) {
+            const __m512 ws = _mm512_add_ps(w, b.sum_rot);
+            const __m512 nw = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(ws, one, _CMP_LT_OQ), one, ws);
+            const __m512 t = _mm512_div_ps(b.sum_rot, nw);
+            const __m512 inv_t = _mm512_sub_ps(one, t);
+            __m512 l[4];
+            for (int c = 0; c < 4; ++c) l[c] = lerp_keep_order(t, b.r[c], inv_t, ar[c]);
+            const __m512 m2 = _mm512_add_ps(
+                _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(l[0], l[0]), _mm512_mul_ps(l[1], l[1])), _mm512_mul_ps(l[2], l[2])),
+                _mm512_mul_ps(l[3], l[3]));
+            const __m512 mag = _mm512_maskz_sqrt_ps(0xFFFF, m2);
+            const __m512 oomag = _mm512_div_ps(one, mag);
+            const __m512 dev = _mm512_castsi512_ps(
+                _mm512_and_si512(_mm512_castps_si512(_mm512_sub_ps(one, mag)), _mm512_set1_epi32(0x7FFFFFFF)));
+            const __mmask16 big = _mm512_cmp_ps_mask(mag, _mm512_set1_ps(0.0000001f), _CMP_GT_OQ);
+            const __mmask16 scale_it = _mm512_cmp_ps_mask(dev, _mm512_set1_ps(0.000001f), _CMP_GT_OQ);
+            for (int c = 0; c < 3; ++c) l[c] = _mm512_maskz_mov_ps(big, _mm512_mask_mul_ps(l[c], scale_it, l[c], oomag));
+            l[3] = _mm512_mask_blend_ps(big, one, _mm512_mask_mul_ps(l[3], scale_it, l[3], oomag));
+            const __m512 d = _mm512_add_ps(
+                _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(ar[0], b.r[0]), _mm512_mul_ps(ar[1], b.r[1])), _mm512_mul_ps(ar[2], b.r[2])),
+                _mm512_mul_ps(ar[3], b.r[3]));
+            const __mmask16 opposite = cont & _mm512_cmp_ps_mask(d, zero, _CMP_LT_OQ);
+            if (opposite) slerp_lanes_k(opposite, t, ar, b.r, l);  // ll_nlerp takes ll_slerp there
+            for (int c = 0; c < 4; ++c) b.r[c] = _mm512_mask_mov_ps(b.r[c], cont, l[c]);
+            b.sum_rot = _mm512_mask_mov_ps(b.sum_rot, cont, nw);
+        }
+        for (int c = 0; c < 4; ++c) b.r[c] = _mm512_mask_mov_ps(b.r[c], first, ar[c]);
+        b.sum_rot = _mm512_mask_mov_ps(b.sum_rot, first, w);
+        b.has_rot |= rmask;
+    }
+}
+}  // namespace
+
+void fold_masked(const FoldArgs& a) {
+    KBlock* blocks = static_cast<KBlock*>(a.scratch);
+    int nb = 0, smax = 0;
+    for (std::size_t j0 = 0; j0 < a.joints; j0 += 16) {
+        KBlock& b = blocks[nb];
+        b.j0 = j0;
+        b.lanes = a.joints - j0 < 16 ? static_cast<int>(a.joints - j0) : 16;
+        // Lanes blended here: joints with states and no additive or scaled one.
+        const __m128i counts = load16(a.counts + j0), scalar = load16(a.scalar + j0);
+        const __m128i c = _mm_maskz_mov_epi8(_mm_testn_epi8_mask(scalar, scalar) & first_floats(b.lanes), counts);
+        b.nmax = hmax_u8(c);
+        if (b.nmax == 0) continue;
+        b.count = widen_u8(c);
+        vf q[4], p[3];
+        load_quats(a.rotations + j0, b.lanes, q[0], q[1], q[2], q[3]);
+        load_vec3s(a.positions + j0, b.lanes, p[0], p[1], p[2]);
+        for (int k = 0; k < 4; ++k) b.r[k] = b.in_r[k] = as_m(q[k]);
+        for (int k = 0; k < 3; ++k) b.p[k] = b.in_p[k] = as_m(p[k]);
+        b.sum_pos = b.sum_rot = _mm512_setzero_ps();
+        b.has_pos = b.has_rot = 0;
+        smax = b.nmax > smax ? b.nmax : smax;
+        ++nb;
+    }
+    for (int s = 0; s < smax; ++s)
+        for (int i = 0; i < nb; ++i)
+            if (s < blocks[i].nmax) fold_slot_k(a, blocks[i], s);
+    // blend_one's ending: blended + zero added position; ll_mul(identity added rotation,
+    // blended) with ll_mul's operations (a = identity: b.w·0 + b.x·1 + b.y·0 − b.z·0, ...).
+    // Lanes not blended here keep their pose's bits.
+    const __m512 one = _mm512_set1_ps(1.f), zero = _mm512_setzero_ps();
+    for (int i = 0; i < nb; ++i) {
+        const KBlock& b = blocks[i];
+        const __mmask16 blended = _mm512_test_epi32_mask(b.count, b.count);
+        const __m512 rx = b.r[0], ry = b.r[1], rz = b.r[2], rw = b.r[3];
+        const auto mul = [](__m512 x, __m512 y) { return _mm512_mul_ps(x, y); };
+        const __m512 qx = _mm512_sub_ps(_mm512_add_ps(_mm512_add_ps(mul(rw, zero), mul(rx, one)), mul(ry, zero)), mul(rz, zero));
+        const __m512 qy = _mm512_sub_ps(_mm512_add_ps(_mm512_add_ps(mul(rw, zero), mul(ry, one)), mul(rz, zero)), mul(rx, zero));
+        const __m512 qz = _mm512_sub_ps(_mm512_add_ps(_mm512_add_ps(mul(rw, zero), mul(rz, one)), mul(rx, zero)), mul(ry, zero));
+        const __m512 qw = _mm512_sub_ps(_mm512_sub_ps(_mm512_sub_ps(mul(rw, one), mul(rx, zero)), mul(ry, zero)), mul(rz, zero));
+        BlockPose out;
+        out.rx = as_vf(_mm512_mask_blend_ps(blended, b.in_r[0], qx));
+        out.ry = as_vf(_mm512_mask_blend_ps(blended, b.in_r[1], qy));
+        out.rz = as_vf(_mm512_mask_blend_ps(blended, b.in_r[2], qz));
+        out.rw = as_vf(_mm512_mask_blend_ps(blended, b.in_r[3], qw));
+        out.px = as_vf(_mm512_mask_blend_ps(blended, b.in_p[0], _mm512_add_ps(b.p[0], zero)));
+        out.py = as_vf(_mm512_mask_blend_ps(blended, b.in_p[1], _mm512_add_ps(b.p[1], zero)));
+        out.pz = as_vf(_mm512_mask_blend_ps(blended, b.in_p[2], _mm512_add_ps(b.p[2], zero)));
+        store_pose(out, a.rotations + b.j0, a.positions + b.j0, b.lanes);
+    }
 }
 
 }  // namespace slanim::blend_detail::avx512

@@ -51,6 +51,7 @@ struct InsertArgs {
     std::uint8_t* flags = nullptr;        // kSlots × stride
     std::uint8_t* counts = nullptr;       // stride
     std::uint8_t* scalar = nullptr;       // stride
+    bool* any_scalar = nullptr;           // set when a scalar entry is set
     std::size_t stride = 0;
     int num_joints = 0;
 };
@@ -376,6 +377,7 @@ inline void end_block(const FoldArgs& a, const Block& b) {
     store_pose(BlockPose{qx, qy, qz, qw, ox, oy, oz}, a.rotations + b.j0, a.positions + b.j0, b.lanes);
 }
 
+#if !defined(__AVX512F__)  // the AVX-512 build has its own, with mask registers (blend_avx512.cpp)
 // Slot by slot over all blocks, not block by block: one block's slot is a long dependency
 // chain (division, square root, division, each waiting on the previous slot), while different
 // blocks are independent, so sweeping the blocks per slot lets the CPU overlap them. The running
@@ -395,6 +397,7 @@ void fold(const FoldArgs& a) {
             if (s < blocks[i].nmax) fold_slot(a, blocks[i], s);
     for (int i = 0; i < nb; ++i) end_block(a, blocks[i]);
 }
+#endif
 
 }  // namespace slanim::blend_detail::SLANIM_BLEND_KERNEL_NS
 

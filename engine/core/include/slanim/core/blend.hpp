@@ -178,7 +178,7 @@ private:
         base[kWeight * stride_] = st.weight;
         priorities_[s * stride_ + j] = st.priority;
         flags_[s * stride_ + j] = static_cast<std::uint8_t>(usage | (st.additive ? kAdditiveFlag : 0u));
-        if (st.additive || (usage & 4u)) scalar_[j] = 1;
+        if (st.additive || (usage & 4u)) scalar_[j] = 1, any_scalar_ = true;
     }
     static constexpr std::uint8_t kAdditiveFlag = 0x80;
     void move_slot(std::size_t from, std::size_t to, std::size_t joint);
@@ -196,6 +196,7 @@ private:
     std::vector<std::uint8_t> flags_;    // kSlots × stride_: usage | kAdditiveFlag
     std::vector<std::uint8_t> counts_;   // stride_: filled slots per joint
     std::vector<std::uint8_t> scalar_;   // stride_: 1 when a state is additive or carries a scale
+    bool any_scalar_ = false;            // some scalar_ entry is 1
     std::vector<std::byte> fold_scratch_;  // the vector fold's running blends (blend_kernel.hpp)
 };
 
