@@ -3,6 +3,7 @@
 // per component); chosen at run time by blend.cpp when the CPU has AVX-512F.
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define SLANIM_BLEND_KERNEL_NS avx512
+#define SLANIM_BLEND_OWN_FOLD 1  // fold_masked below replaces the generic fold
 #include "blend_kernel.hpp"
 
 #if defined(__GNUC__)

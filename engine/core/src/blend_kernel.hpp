@@ -377,7 +377,7 @@ inline void end_block(const FoldArgs& a, const Block& b) {
     store_pose(BlockPose{qx, qy, qz, qw, ox, oy, oz}, a.rotations + b.j0, a.positions + b.j0, b.lanes);
 }
 
-#if !defined(__AVX512F__)  // the AVX-512 build has its own, with mask registers (blend_avx512.cpp)
+#if !defined(SLANIM_BLEND_OWN_FOLD)  // blend_avx512.cpp has its own, with mask registers
 // Slot by slot over all blocks, not block by block: one block's slot is a long dependency
 // chain (division, square root, division, each waiting on the previous slot), while different
 // blocks are independent, so sweeping the blocks per slot lets the CPU overlap them. The running
