@@ -20,7 +20,12 @@ namespace slanim {
 // Matrices
 // ---------------------------------------------------------------------------------------------
 
-SkinMatrix make_skin_matrix(Vec3 position, Quat q, Vec3 scale, Vec3 bind_offset) {
+namespace {
+// make_skin_matrix's body, inlined into SlSkinMatricesJob::run: passing Vec3/Quat by value to an
+// out-of-line call spills and reloads them in pieces (store-forwarding stalls that cost more
+// than the arithmetic).
+__attribute__((always_inline)) inline SkinMatrix skin_matrix(const Vec3& position, const Quat& q, const Vec3& scale,
+                                                             const Vec3& bind_offset) {
     // Rotation matrix of q (column-vector convention, rotate(v, q) = R·v for unit q), times the
     // joint's own scale: R·diag(scale).
     const float xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z;
@@ -43,6 +48,11 @@ SkinMatrix make_skin_matrix(Vec3 position, Quat q, Vec3 scale, Vec3 bind_offset)
         m.m[4 * row + 3] = t;
     }
     return m;
+}
+}  // namespace
+
+SkinMatrix make_skin_matrix(Vec3 position, Quat q, Vec3 scale, Vec3 bind_offset) {
+    return skin_matrix(position, q, scale, bind_offset);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -152,11 +162,11 @@ bool SlSkinMatricesJob::run() const {
     for (std::size_t i = 0; i < entries.size(); ++i) {
         const auto& e = entries[i];
         if (e.joint < 0) {
-            matrices[i] = make_skin_matrix(root_position, root_rotation, {1.f, 1.f, 1.f}, e.bind_offset);
+            matrices[i] = skin_matrix(root_position, root_rotation, {1.f, 1.f, 1.f}, e.bind_offset);
         } else {
             const auto j = static_cast<std::size_t>(e.joint);
             const Vec3 s = local_scales.empty() ? Vec3{1.f, 1.f, 1.f} : local_scales[j];
-            matrices[i] = make_skin_matrix(model_positions[j], model_rotations[j], s, e.bind_offset);
+            matrices[i] = skin_matrix(model_positions[j], model_rotations[j], s, e.bind_offset);
         }
     }
     return true;
