@@ -24,7 +24,8 @@
 //        motion), and blend_and_apply: the figure to set against ozz's BlendingJob.
 //   BM_Blend4x214/slanim_states — the same states offered one by one (856 add() calls).
 //   BM_LocalToModel214/slanim — LocalToModelJob over 214 joints.
-//   BM_Memcpy256MB — the machine's memory traffic (a 256 MB memcpy), to read the skinned rows.
+//   BM_Memcpy256MB/threads:T — the machine's memory traffic (a 256 MB memcpy per thread, T
+//        threads at once; bytes_per_second sums both directions), to read the skinned rows.
 // Without ../shared the generated demo motions (runtime/crowd.hpp) replace the real ones and the
 // label says so; skinned cases are skipped.
 #include <benchmark/benchmark.h>
@@ -287,7 +288,7 @@ void bm_memcpy(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(bm_memcpy)->Name("BM_Memcpy256MB")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(bm_memcpy)->Name("BM_Memcpy256MB")->Unit(benchmark::kMillisecond)->UseRealTime()->Threads(1)->Threads(2);
 BENCHMARK(bm_crowd)
     ->Name("BM_Crowd")
     ->ArgNames({"avatars", "threads", "skin"})
