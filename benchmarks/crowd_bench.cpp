@@ -188,19 +188,32 @@ void bm_crowd_phases(benchmark::State& state) {
     state.SetLabel(m.label);
 }
 
+// The blend benchmarks' input: 4 layers of random rotations and positions (one state per
+// joint each) and the rest pose to blend into.
+struct BlendInput {
+    int n = 0;
+    std::vector<Quat> rot;
+    std::vector<Vec3> pos, lp, ls;
+    std::vector<Quat> lr;
+    explicit BlendInput(const Skeleton& sk) : n(sk.num_joints()) {
+        std::mt19937 rng(5);
+        std::uniform_real_distribution<float> a(-0.5f, 0.5f);
+        rot.resize(static_cast<std::size_t>(4 * n));
+        pos.resize(static_cast<std::size_t>(4 * n));
+        for (auto& q : rot) q = quat_from_axis_angle(a(rng), {a(rng), a(rng), 1.f});
+        for (auto& p : pos) p = {a(rng), a(rng), a(rng)};
+        lp.assign(sk.rest_positions().begin(), sk.rest_positions().end());
+        lr.assign(sk.rest_rotations().begin(), sk.rest_rotations().end());
+        ls.assign(sk.rest_scales().begin(), sk.rest_scales().end());
+    }
+};
+
 // 4 layers (one state per joint each: rotation + position, priorities 1..4) over 214 joints.
 void bm_blend(benchmark::State& state) {
-    const Mix& m = mix();
-    const int n = m.skeleton->num_joints();
-    std::mt19937 rng(5);
-    std::uniform_real_distribution<float> a(-0.5f, 0.5f);
-    std::vector<Quat> rot(static_cast<std::size_t>(4 * n));
-    std::vector<Vec3> pos(static_cast<std::size_t>(4 * n));
-    for (auto& q : rot) q = quat_from_axis_angle(a(rng), {a(rng), a(rng), 1.f});
-    for (auto& p : pos) p = {a(rng), a(rng), a(rng)};
-    std::vector<Vec3> lp(m.skeleton->rest_positions().begin(), m.skeleton->rest_positions().end());
-    std::vector<Quat> lr(m.skeleton->rest_rotations().begin(), m.skeleton->rest_rotations().end());
-    std::vector<Vec3> ls(m.skeleton->rest_scales().begin(), m.skeleton->rest_scales().end());
+    BlendInput in(*mix().skeleton);
+    const int n = in.n;
+    auto &pos = in.pos, &lp = in.lp, &ls = in.ls;
+    auto &rot = in.rot, &lr = in.lr;
     PoseBlender b;
     b.resize(n);
     for (auto _ : state) {
@@ -223,17 +236,10 @@ void bm_blend(benchmark::State& state) {
 // The same four layers offered as layers (PoseBlender::add_layer, as MotionController does
 // with a motion's sampled tracks): the figure to set against ozz's BlendingJob.
 void bm_blend_layers(benchmark::State& state) {
-    const Mix& m = mix();
-    const int n = m.skeleton->num_joints();
-    std::mt19937 rng(5);
-    std::uniform_real_distribution<float> a(-0.5f, 0.5f);
-    std::vector<Quat> rot(static_cast<std::size_t>(4 * n));
-    std::vector<Vec3> pos(static_cast<std::size_t>(4 * n));
-    for (auto& q : rot) q = quat_from_axis_angle(a(rng), {a(rng), a(rng), 1.f});
-    for (auto& p : pos) p = {a(rng), a(rng), a(rng)};
-    std::vector<Vec3> lp(m.skeleton->rest_positions().begin(), m.skeleton->rest_positions().end());
-    std::vector<Quat> lr(m.skeleton->rest_rotations().begin(), m.skeleton->rest_rotations().end());
-    std::vector<Vec3> ls(m.skeleton->rest_scales().begin(), m.skeleton->rest_scales().end());
+    BlendInput in(*mix().skeleton);
+    const int n = in.n;
+    auto &pos = in.pos, &lp = in.lp, &ls = in.ls;
+    auto &rot = in.rot, &lr = in.lr;
     std::vector<std::int16_t> joints(static_cast<std::size_t>(n));
     for (int j = 0; j < n; ++j) joints[static_cast<std::size_t>(j)] = static_cast<std::int16_t>(j);
     const std::vector<std::uint8_t> usages(static_cast<std::size_t>(n), kUsageRot | kUsagePos);

@@ -158,6 +158,13 @@ struct alignas(64) KBlock {
 };
 static_assert(sizeof(KBlock) <= kFoldBlockBytes, "PoseBlender sizes the fold scratch");
 
+// The capacity-limited new sum, `llmin(1, w + sum)` as the scalar code computes it (`ws < 1 ?
+// ws : 1`: a NaN gives 1).
+inline __m512 capped_sum(__m512 w, __m512 sum) {
+    const __m512 one = _mm512_set1_ps(1.f), ws = _mm512_add_ps(w, sum);
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(ws, one, _CMP_LT_OQ), one, ws);
+}
+
 inline __m512 lerp_keep_order(__m512 t, __m512 a, __m512 inv_t, __m512 b) {  // t·a + inv_t·b
     return _mm512_add_ps(_mm512_mul_ps(t, a), _mm512_mul_ps(inv_t, b));
 }
@@ -192,8 +199,7 @@ inline void fold_slot_k(const FoldArgs& a, KBlock& b, int s) {
         for (int c = 0; c < 3; ++c) bp[c] = _mm512_loadu_ps(v + static_cast<std::size_t>(PoseBlender::kPx + c) * S);
         const __mmask16 first = pmask & static_cast<__mmask16>(~b.has_pos), cont = pmask & b.has_pos;
         if (cont) {
-            const __m512 ws = _mm512_add_ps(w, b.sum_pos);
-            const __m512 nw = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(ws, one, _CMP_LT_OQ), one, ws);
+            const __m512 nw = capped_sum(w, b.sum_pos);
             const __m512 u = _mm512_div_ps(b.sum_pos, nw);
             for (int c = 0; c < 3; ++c)  // bp + (p − bp)·u
                 b.p[c] = _mm512_mask_add_ps(b.p[c], cont, bp[c], _mm512_mul_ps(_mm512_sub_ps(b.p[c], bp[c]), u));
@@ -208,8 +214,7 @@ inline void fold_slot_k(const FoldArgs& a, KBlock& b, int s) {
         for (int c = 0; c < 4; ++c) ar[c] = _mm512_loadu_ps(v + static_cast<std::size_t>(PoseBlender::kRx + c) * S);
         const __mmask16 first = rmask & static_cast<__mmask16>(~b.has_rot), cont = rmask & b.has_rot;
         if (cont) {
-            const __m512 ws = _mm512_add_ps(w, b.sum_rot);
-            const __m512 nw = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(ws, one, _CMP_LT_OQ), one, ws);
+            const __m512 nw = capped_sum(w, b.sum_rot);
             const __m512 t = _mm512_div_ps(b.sum_rot, nw);
             const __m512 inv_t = _mm512_sub_ps(one, t);
             __m512 l[4];
