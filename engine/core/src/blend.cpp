@@ -16,6 +16,7 @@
 namespace slanim::blend_detail::avx512 {
 int insert_layer(const InsertArgs& a, const BlendLayer& layer);  // blend_avx512.cpp
 void fold_masked(const FoldArgs& a);                             // blend_avx512.cpp
+void fold_layers(const LayerFoldArgs& a);                        // blend_avx512.cpp
 }
 #else
 #define SLANIM_BLEND_VECTOR 0
@@ -62,6 +63,9 @@ void PoseBlender::resize(int n) {
     counts_.assign(stride_, 0);
     scalar_.assign(stride_, 0);
     any_scalar_ = false;
+    slots_used_ = false;
+    num_deferred_ = 0;
+    deferred_slots_ = false;
 #if SLANIM_BLEND_VECTOR
     fold_scratch_.assign(stride_ / kBlock * blend_detail::kFoldBlockBytes + 64, std::byte{0});
 #endif
@@ -112,11 +116,10 @@ bool LayerShape::build(std::span<const std::int16_t> j, std::span<const std::int
     return true;
 }
 
-int PoseBlender::add_layer_states(const BlendLayer& layer) {
+void PoseBlender::add_layer_states(const BlendLayer& layer) {
     const LayerShape& shape = *layer.shape;
     const std::uint8_t usage_bits = static_cast<std::uint8_t>(
         (layer.rotations ? kUsageRot : 0) | (layer.positions ? kUsagePos : 0) | (layer.scales ? kUsageScale : 0));
-    int kept = 0;
     for (std::size_t k = 0; k < shape.size(); ++k) {
         JointStateRef s;
         s.rotation = layer.rotations ? layer.rotations + k : nullptr;
@@ -126,31 +129,47 @@ int PoseBlender::add_layer_states(const BlendLayer& layer) {
         s.priority = shape.priorities[k];
         s.usage = static_cast<std::uint8_t>(shape.usages[k] & usage_bits);
         s.additive = layer.additive;
-        kept += add(shape.joints[k], s) ? 1 : 0;
+        add(shape.joints[k], s);
     }
-    return kept;
 }
 
-int PoseBlender::add_layer(const BlendLayer& layer) {
-    if (!layer.shape) return 0;
+void PoseBlender::add_layer(const BlendLayer& layer) {
+    if (!layer.shape) return;
 #if SLANIM_BLEND_VECTOR
     if (g_isa == BlendIsa::Avx512) {
-        blend_detail::InsertArgs args;
-        args.values = values_.data();
-        args.priorities = priorities_.data();
-        args.flags = flags_.data();
-        args.counts = counts_.data();
-        args.scalar = scalar_.data();
-        args.any_scalar = &any_scalar_;
-        args.stride = stride_;
-        args.num_joints = num_joints_;
-        return blend_detail::avx512::insert_layer(args, layer);
+        if (num_deferred_ == kMaxDeferred) flush_deferred();
+        deferred_[static_cast<std::size_t>(num_deferred_++)] = layer;
+        deferred_slots_ = deferred_slots_ || layer.additive || layer.scales;
+        return;
     }
 #endif
-    return add_layer_states(layer);
+    add_layer_states(layer);
+}
+
+void PoseBlender::flush_deferred() {
+    const int n = num_deferred_;
+    num_deferred_ = 0;  // before inserting: add() must not come back here
+    deferred_slots_ = false;
+#if SLANIM_BLEND_VECTOR
+    // Layers are recorded only with AVX-512 (add_layer), so its insertion is available.
+    blend_detail::InsertArgs args;
+    args.values = values_.data();
+    args.priorities = priorities_.data();
+    args.flags = flags_.data();
+    args.counts = counts_.data();
+    args.scalar = scalar_.data();
+    args.any_scalar = &any_scalar_;
+    args.stride = stride_;
+    args.num_joints = num_joints_;
+    for (int k = 0; k < n; ++k)
+        if (blend_detail::avx512::insert_layer(args, deferred_[static_cast<std::size_t>(k)]) > 0) slots_used_ = true;
+#else
+    (void)n;
+#endif
 }
 
 QueuedJointState PoseBlender::slot(int joint, int s) const {
+    if (num_deferred_) const_cast<PoseBlender*>(this)->flush_deferred();
     const auto j = static_cast<std::size_t>(joint), k = static_cast<std::size_t>(s);
     QueuedJointState q;
     q.rotation = {field(k, kRx)[j], field(k, kRy)[j], field(k, kRz)[j], field(k, kRw)[j]};
@@ -243,6 +262,21 @@ void PoseBlender::blend_and_apply(const LocalPoseView& pose) {
         static_cast<std::size_t>(num_joints_), std::min(pose.positions.size(), pose.rotations.size()));
     const BlendIsa isa = g_isa;
 #if SLANIM_BLEND_VECTOR
+    if (num_deferred_) {
+        if (!slots_used_ && !deferred_slots_ && isa == BlendIsa::Avx512) {
+            // Every state of the frame is in the recorded layers: fold them where they are.
+            blend_detail::LayerFoldArgs args;
+            args.layers = deferred_.data();
+            args.count = num_deferred_;
+            args.joints = joints;
+            args.positions = pose.positions.data();
+            args.rotations = pose.rotations.data();
+            blend_detail::avx512::fold_layers(args);
+            num_deferred_ = 0;
+            return;  // the slots were never written: nothing to clear
+        }
+        flush_deferred();
+    }
     if (isa != BlendIsa::Scalar) {
         blend_detail::FoldArgs args;
         args.values = values_.data();
@@ -268,6 +302,7 @@ void PoseBlender::blend_and_apply(const LocalPoseView& pose) {
     std::memset(counts_.data(), 0, counts_.size());
     if (any_scalar_) std::memset(scalar_.data(), 0, scalar_.size());
     any_scalar_ = false;
+    slots_used_ = false;
 }
 
 }  // namespace slanim

@@ -184,19 +184,33 @@ __attribute__((noinline)) void slerp_lanes_k(__mmask16 lanes, __m512 t, const __
     for (int c = 0; c < 4; ++c) out[c] = _mm512_load_ps(of[c]);
 }
 
-inline void fold_slot_k(const FoldArgs& a, KBlock& b, int s) {
+// Where a slot's states come from: the slot arrays (SlotSource) or a layer's registers
+// (fold_layers). has(): lanes with a state in the slot; weight(), usage(); rot(c), pos(c).
+struct SlotSource {
+    const float* v;  // slot s of the block: field f at v + f·stride
+    std::size_t stride;
+    const std::uint8_t* flags;
+    __mmask16 lanes;
+    [[nodiscard]] __mmask16 has() const { return lanes; }
+    [[nodiscard]] __m512 weight() const { return _mm512_loadu_ps(v + PoseBlender::kWeight * stride); }
+    [[nodiscard]] __m512i usage() const { return widen_u8(load16(flags)); }
+    [[nodiscard]] __m512 rot(int c) const { return _mm512_loadu_ps(v + static_cast<std::size_t>(PoseBlender::kRx + c) * stride); }
+    [[nodiscard]] __m512 pos(int c) const { return _mm512_loadu_ps(v + static_cast<std::size_t>(PoseBlender::kPx + c) * stride); }
+};
+
+// One slot's states folded into the block's running blend (blend_one's loop body, per lane).
+template <class Source>
+inline void fold_state(KBlock& b, const Source& src) {
     const __m512 one = _mm512_set1_ps(1.f), zero = _mm512_setzero_ps();
-    const std::size_t S = a.stride;
-    const float* v = a.values + static_cast<std::size_t>(s) * PoseBlender::kFields * S + b.j0;
-    const __m512 w = _mm512_loadu_ps(v + PoseBlender::kWeight * S);
-    const __m512i usage = widen_u8(load16(a.flags + static_cast<std::size_t>(s) * S + b.j0));
+    const __m512 w = src.weight();
+    const __m512i usage = src.usage();
     // live: a state in this slot whose weight is not 0 (`w == 0.f` skips; NaN does not).
-    const __mmask16 live = _mm512_cmpgt_epi32_mask(b.count, _mm512_set1_epi32(s)) & _mm512_cmp_ps_mask(w, zero, _CMP_NEQ_UQ);
+    const __mmask16 live = src.has() & _mm512_cmp_ps_mask(w, zero, _CMP_NEQ_UQ);
     const __mmask16 rmask = live & _mm512_test_epi32_mask(usage, _mm512_set1_epi32(kUsageRot));
     const __mmask16 pmask = live & _mm512_test_epi32_mask(usage, _mm512_set1_epi32(kUsagePos));
     if (pmask) {
         __m512 bp[3];
-        for (int c = 0; c < 3; ++c) bp[c] = _mm512_loadu_ps(v + static_cast<std::size_t>(PoseBlender::kPx + c) * S);
+        for (int c = 0; c < 3; ++c) bp[c] = src.pos(c);
         const __mmask16 first = pmask & static_cast<__mmask16>(~b.has_pos), cont = pmask & b.has_pos;
         if (cont) {
             const __m512 nw = capped_sum(w, b.sum_pos);
@@ -211,7 +225,7 @@ inline void fold_slot_k(const FoldArgs& a, KBlock& b, int s) {
     }
     if (rmask) {
         __m512 ar[4];
-        for (int c = 0; c < 4; ++c) ar[c] = _mm512_loadu_ps(v + static_cast<std::size_t>(PoseBlender::kRx + c) * S);
+        for (int c = 0; c < 4; ++c) ar[c] = src.rot(c);
         const __mmask16 first = rmask & static_cast<__mmask16>(~b.has_rot), cont = rmask & b.has_rot;
         if (cont) {
             const __m512 nw = capped_sum(w, b.sum_rot);
@@ -243,6 +257,50 @@ inline void fold_slot_k(const FoldArgs& a, KBlock& b, int s) {
         b.has_rot |= rmask;
     }
 }
+
+inline void fold_slot_k(const FoldArgs& a, KBlock& b, int s) {
+    const std::size_t S = a.stride;
+    SlotSource src;
+    src.v = a.values + static_cast<std::size_t>(s) * PoseBlender::kFields * S + b.j0;
+    src.stride = S;
+    src.flags = a.flags + static_cast<std::size_t>(s) * S + b.j0;
+    src.lanes = _mm512_cmpgt_epi32_mask(b.count, _mm512_set1_epi32(s));
+    fold_state(b, src);
+}
+
+// Starts a block's running blend from its pose (lanes [0, lanes); `count` set by the caller).
+inline void start_block(KBlock& b, const Quat* r, const Vec3* p) {
+    vf q[4], v[3];
+    load_quats(r, b.lanes, q[0], q[1], q[2], q[3]);
+    load_vec3s(p, b.lanes, v[0], v[1], v[2]);
+    for (int k = 0; k < 4; ++k) b.r[k] = b.in_r[k] = as_m(q[k]);
+    for (int k = 0; k < 3; ++k) b.p[k] = b.in_p[k] = as_m(v[k]);
+    b.sum_pos = b.sum_rot = _mm512_setzero_ps();
+    b.has_pos = b.has_rot = 0;
+}
+
+// blend_one's ending: blended + zero added position; ll_mul(identity added rotation, blended)
+// with ll_mul's operations (a = identity: b.w·0 + b.x·1 + b.y·0 − b.z·0, ...). Lanes not
+// blended here keep their pose's bits.
+inline void finish_block(const KBlock& b, Quat* r, Vec3* p) {
+    const __m512 one = _mm512_set1_ps(1.f), zero = _mm512_setzero_ps();
+    const __mmask16 blended = _mm512_test_epi32_mask(b.count, b.count);
+    const __m512 rx = b.r[0], ry = b.r[1], rz = b.r[2], rw = b.r[3];
+    const auto mul = [](__m512 x, __m512 y) { return _mm512_mul_ps(x, y); };
+    const __m512 qx = _mm512_sub_ps(_mm512_add_ps(_mm512_add_ps(mul(rw, zero), mul(rx, one)), mul(ry, zero)), mul(rz, zero));
+    const __m512 qy = _mm512_sub_ps(_mm512_add_ps(_mm512_add_ps(mul(rw, zero), mul(ry, one)), mul(rz, zero)), mul(rx, zero));
+    const __m512 qz = _mm512_sub_ps(_mm512_add_ps(_mm512_add_ps(mul(rw, zero), mul(rz, one)), mul(rx, zero)), mul(ry, zero));
+    const __m512 qw = _mm512_sub_ps(_mm512_sub_ps(_mm512_sub_ps(mul(rw, one), mul(rx, zero)), mul(ry, zero)), mul(rz, zero));
+    BlockPose out;
+    out.rx = as_vf(_mm512_mask_blend_ps(blended, b.in_r[0], qx));
+    out.ry = as_vf(_mm512_mask_blend_ps(blended, b.in_r[1], qy));
+    out.rz = as_vf(_mm512_mask_blend_ps(blended, b.in_r[2], qz));
+    out.rw = as_vf(_mm512_mask_blend_ps(blended, b.in_r[3], qw));
+    out.px = as_vf(_mm512_mask_blend_ps(blended, b.in_p[0], _mm512_add_ps(b.p[0], zero)));
+    out.py = as_vf(_mm512_mask_blend_ps(blended, b.in_p[1], _mm512_add_ps(b.p[1], zero)));
+    out.pz = as_vf(_mm512_mask_blend_ps(blended, b.in_p[2], _mm512_add_ps(b.p[2], zero)));
+    store_pose(out, r, p, b.lanes);
+}
 }  // namespace
 
 void fold_masked(const FoldArgs& a) {
@@ -258,41 +316,121 @@ void fold_masked(const FoldArgs& a) {
         b.nmax = hmax_u8(c);
         if (b.nmax == 0) continue;
         b.count = widen_u8(c);
-        vf q[4], p[3];
-        load_quats(a.rotations + j0, b.lanes, q[0], q[1], q[2], q[3]);
-        load_vec3s(a.positions + j0, b.lanes, p[0], p[1], p[2]);
-        for (int k = 0; k < 4; ++k) b.r[k] = b.in_r[k] = as_m(q[k]);
-        for (int k = 0; k < 3; ++k) b.p[k] = b.in_p[k] = as_m(p[k]);
-        b.sum_pos = b.sum_rot = _mm512_setzero_ps();
-        b.has_pos = b.has_rot = 0;
+        start_block(b, a.rotations + j0, a.positions + j0);
         smax = b.nmax > smax ? b.nmax : smax;
         ++nb;
     }
     for (int s = 0; s < smax; ++s)
         for (int i = 0; i < nb; ++i)
             if (s < blocks[i].nmax) fold_slot_k(a, blocks[i], s);
-    // blend_one's ending: blended + zero added position; ll_mul(identity added rotation,
-    // blended) with ll_mul's operations (a = identity: b.w·0 + b.x·1 + b.y·0 − b.z·0, ...).
-    // Lanes not blended here keep their pose's bits.
-    const __m512 one = _mm512_set1_ps(1.f), zero = _mm512_setzero_ps();
-    for (int i = 0; i < nb; ++i) {
-        const KBlock& b = blocks[i];
-        const __mmask16 blended = _mm512_test_epi32_mask(b.count, b.count);
-        const __m512 rx = b.r[0], ry = b.r[1], rz = b.r[2], rw = b.r[3];
-        const auto mul = [](__m512 x, __m512 y) { return _mm512_mul_ps(x, y); };
-        const __m512 qx = _mm512_sub_ps(_mm512_add_ps(_mm512_add_ps(mul(rw, zero), mul(rx, one)), mul(ry, zero)), mul(rz, zero));
-        const __m512 qy = _mm512_sub_ps(_mm512_add_ps(_mm512_add_ps(mul(rw, zero), mul(ry, one)), mul(rz, zero)), mul(rx, zero));
-        const __m512 qz = _mm512_sub_ps(_mm512_add_ps(_mm512_add_ps(mul(rw, zero), mul(rz, one)), mul(rx, zero)), mul(ry, zero));
-        const __m512 qw = _mm512_sub_ps(_mm512_sub_ps(_mm512_sub_ps(mul(rw, one), mul(rx, zero)), mul(ry, zero)), mul(rz, zero));
-        BlockPose out;
-        out.rx = as_vf(_mm512_mask_blend_ps(blended, b.in_r[0], qx));
-        out.ry = as_vf(_mm512_mask_blend_ps(blended, b.in_r[1], qy));
-        out.rz = as_vf(_mm512_mask_blend_ps(blended, b.in_r[2], qz));
-        out.rw = as_vf(_mm512_mask_blend_ps(blended, b.in_r[3], qw));
-        out.px = as_vf(_mm512_mask_blend_ps(blended, b.in_p[0], _mm512_add_ps(b.p[0], zero)));
-        out.py = as_vf(_mm512_mask_blend_ps(blended, b.in_p[1], _mm512_add_ps(b.p[1], zero)));
-        out.pz = as_vf(_mm512_mask_blend_ps(blended, b.in_p[2], _mm512_add_ps(b.p[2], zero)));
-        store_pose(out, a.rotations + b.j0, a.positions + b.j0, b.lanes);
+    for (int i = 0; i < nb; ++i) finish_block(blocks[i], a.rotations + blocks[i].j0, a.positions + blocks[i].j0);
+}
+
+namespace {
+// One recorded layer's states in a block of 16 joints, expanded to their joints' lanes.
+struct LayerLanes {
+    __m512 r[4], p[3], w;
+    __m512i usage, prio, rank;
+    __mmask16 m;  // lanes with a state of this layer
+};
+// The states of one slot rank, gathered from the layers holding that rank at some lane.
+struct RankSource {
+    __m512 r[4], p[3], w;
+    __m512i u;
+    __mmask16 lanes;
+    [[nodiscard]] __mmask16 has() const { return lanes; }
+    [[nodiscard]] __m512 weight() const { return w; }
+    [[nodiscard]] __m512i usage() const { return u; }
+    [[nodiscard]] __m512 rot(int c) const { return r[c]; }
+    [[nodiscard]] __m512 pos(int c) const { return p[c]; }
+};
+}  // namespace
+
+// The fold straight from recorded layers (PoseBlender::add_layer, blend_and_apply). A joint's
+// slots would hold its states sorted by priority, the earlier offered first among equals, the
+// first six kept (bounded insertion keeps exactly those): so a state's slot is its rank, the
+// number of the joint's states with a higher priority or an equal one offered before it. Slot s
+// is then folded from the layers ranked s on each lane, as fold_slot_k folds slot arrays.
+void fold_layers(const LayerFoldArgs& a) {
+    constexpr int kMax = PoseBlender::kMaxDeferred;
+    std::size_t cursor[kMax] = {};
+    LayerLanes L[kMax];
+    const __m512i one_i = _mm512_set1_epi32(1);
+    for (std::size_t j0 = 0; j0 < a.joints; j0 += 16) {
+        const auto block = static_cast<std::uint16_t>(j0 / 16);
+        const int lanes = a.joints - j0 < 16 ? static_cast<int>(a.joints - j0) : 16;
+        const __mmask16 lane_mask = first_floats(lanes);
+        int P = 0;
+        __mmask16 any = 0;
+        for (int k = 0; k < a.count; ++k) {
+            const BlendLayer& layer = a.layers[k];
+            const LayerShape& shape = *layer.shape;
+            std::size_t& c = cursor[k];
+            while (c < shape.blocks.size() && shape.blocks[c].block < block) ++c;
+            if (c == shape.blocks.size() || shape.blocks[c].block != block) continue;
+            const LayerBlock& lb = shape.blocks[c];
+            const __mmask16 m = static_cast<__mmask16>(lb.mask & lane_mask);
+            if (!m) continue;
+            LayerLanes& x = L[P++];
+            x.m = m;
+            any = static_cast<__mmask16>(any | m);
+            const int n = __builtin_popcount(lb.mask);
+            const bool full = m == 0xFFFF;
+            const auto expand_i = [&](__m512i v) { return full ? v : _mm512_maskz_expand_epi32(m, v); };
+            const auto expand_f = [&](__m512 v) { return full ? v : _mm512_maskz_expand_ps(m, v); };
+            x.prio = expand_i(widen_i8(_mm_maskz_loadu_epi8(first_floats(n), shape.priorities.data() + lb.first)));
+            const std::int32_t usage_bits = (layer.rotations ? kUsageRot : 0) | (layer.positions ? kUsagePos : 0);
+            x.usage = _mm512_and_si512(expand_i(widen_u8(_mm_maskz_loadu_epi8(first_floats(n), shape.usages.data() + lb.first))),
+                                       _mm512_set1_epi32(usage_bits));
+            x.w = _mm512_set1_ps(layer.weight);
+            vf q[4]{}, v[3]{};
+            if (layer.rotations) load_quats(layer.rotations + lb.first, n, q[0], q[1], q[2], q[3]);
+            if (layer.positions) load_vec3s(layer.positions + lb.first, n, v[0], v[1], v[2]);
+            for (int k2 = 0; k2 < 4; ++k2) x.r[k2] = expand_f(as_m(q[k2]));
+            for (int k2 = 0; k2 < 3; ++k2) x.p[k2] = expand_f(as_m(v[k2]));
+        }
+        if (P == 0) continue;
+        // Ranks: states of higher priority, or of equal priority offered earlier, at each lane.
+        for (int i = 0; i < P; ++i) {
+            __m512i rank = _mm512_setzero_si512();
+            for (int j = 0; j < P; ++j) {
+                if (j == i) continue;
+                const __mmask16 both = L[i].m & L[j].m;
+                if (!both) continue;
+                const __mmask16 ahead = j < i ? _mm512_mask_cmpge_epi32_mask(both, L[j].prio, L[i].prio)
+                                              : _mm512_mask_cmpgt_epi32_mask(both, L[j].prio, L[i].prio);
+                rank = _mm512_mask_add_epi32(rank, ahead, rank, one_i);
+            }
+            L[i].rank = rank;
+        }
+        KBlock b;
+        b.j0 = j0;
+        b.lanes = lanes;
+        b.count = _mm512_maskz_mov_epi32(any, one_i);  // blended lanes (finish_block)
+        start_block(b, a.rotations + j0, a.positions + j0);
+        const int slots = P < PoseBlender::kSlots ? P : PoseBlender::kSlots;
+        for (int s = 0; s < slots; ++s) {
+            RankSource src;
+            src.lanes = 0;
+            const __m512i rank_s = _mm512_set1_epi32(s);
+            for (int i = 0; i < P; ++i) {
+                const __mmask16 at = _mm512_mask_cmpeq_epi32_mask(L[i].m, L[i].rank, rank_s);
+                if (!at) continue;
+                if (!src.lanes) {  // the first layer at this rank: its vectors as they are
+                    for (int c = 0; c < 4; ++c) src.r[c] = L[i].r[c];
+                    for (int c = 0; c < 3; ++c) src.p[c] = L[i].p[c];
+                    src.w = L[i].w, src.u = L[i].usage;
+                } else {  // others hold the rank on other lanes
+                    for (int c = 0; c < 4; ++c) src.r[c] = _mm512_mask_mov_ps(src.r[c], at, L[i].r[c]);
+                    for (int c = 0; c < 3; ++c) src.p[c] = _mm512_mask_mov_ps(src.p[c], at, L[i].p[c]);
+                    src.w = _mm512_mask_mov_ps(src.w, at, L[i].w);
+                    src.u = _mm512_mask_mov_epi32(src.u, at, L[i].usage);
+                }
+                src.lanes = static_cast<__mmask16>(src.lanes | at);
+            }
+            if (src.lanes) fold_state(b, src);
+        }
+        finish_block(b, a.rotations + j0, a.positions + j0);
     }
 }
 

@@ -56,6 +56,15 @@ struct InsertArgs {
     int num_joints = 0;
 };
 
+/// What the AVX-512 fold straight from recorded layers reads and writes (blend_avx512.cpp).
+struct LayerFoldArgs {
+    const BlendLayer* layers = nullptr;  // in the order offered; none additive, none with scales
+    int count = 0;
+    std::size_t joints = 0;              // joints to visit (≤ the blender's, ≤ pose size)
+    Vec3* positions = nullptr;
+    Quat* rotations = nullptr;
+};
+
 }  // namespace slanim::blend_detail
 
 // 64-byte vectors pass through inline helpers only; GCC warns about the ABI such a function

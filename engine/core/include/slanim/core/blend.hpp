@@ -2,6 +2,7 @@
 // Per-joint priority blending: LLPoseBlender + LLJointStateBlender (spec §3.4).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -120,6 +121,7 @@ public:
     /// all six slots hold states of priority ≥ its own, or `joint` is out of range. Copies the
     /// state's values (only the pointers its usage names are read). No allocation.
     bool add(int joint, const JointStateRef& state) {
+        if (num_deferred_) flush_deferred();  // states keep their order with earlier layers
         if (static_cast<unsigned>(joint) < static_cast<unsigned>(num_joints_)) {
             const auto j = static_cast<std::size_t>(joint);
             const std::uint8_t n = counts_[j];
@@ -133,13 +135,22 @@ public:
         return add_slow(joint, state);
     }
 
-    /// add() for every track of the layer in track order, so the same states end in the same
-    /// slots; with AVX-512 the states of a 16-joint block are inserted together (masked vector
-    /// stores into the slot arrays, the viewer's insertion rule per lane), which is what makes
-    /// blending a whole motion cheap. A component whose array is null counts as absent from
-    /// every track's usage. Returns the number of states kept (0 when `layer.shape` is null);
-    /// tracks whose joint is ≥ num_joints() are dropped, as add() drops them. No allocation.
-    int add_layer(const BlendLayer& layer);
+    /// add() for every track of the layer in track order: the same states end in the same
+    /// slots, with the same results. A component whose array is null counts as absent from
+    /// every track's usage; tracks whose joint is ≥ num_joints() are dropped, as add() drops
+    /// them; a null `layer.shape` adds nothing. No allocation.
+    ///
+    /// With AVX-512 the layer is only recorded (up to kMaxDeferred; more are inserted as they
+    /// come), so **its arrays and shape must stay valid until the next blend_and_apply(),
+    /// add(), count() or slot() call**. When a frame's states all come from such layers
+    /// (no add(), no additive layer, no scales), blend_and_apply() folds them straight from
+    /// the layers' arrays, 16 joints at a time, ranking each joint's states by the viewer's
+    /// slot rule (priority, then order offered; the first six kept) instead of storing them
+    /// in slots; otherwise the layers are inserted into the slots a 16-joint block at a time
+    /// (masked vector stores, the slot rule evaluated per lane) before the other calls run.
+    void add_layer(const BlendLayer& layer);
+    /// Layers recorded at most before they are inserted into the slots.
+    static constexpr int kMaxDeferred = 16;
 
     /// `blendJointStates(apply_now = true)` for every joint that received a state this frame,
     /// writing `pose` (spans of at least num_joints() elements; a joint's scale only when one of
@@ -147,9 +158,14 @@ public:
     /// the slots. No allocation.
     void blend_and_apply(const LocalPoseView& pose);
 
-    /// Number of states queued for `joint` (for tests and overlays).
-    [[nodiscard]] int count(int joint) const { return counts_[static_cast<std::size_t>(joint)]; }
-    /// The queued state in `slot` of `joint` (slot < count(joint)).
+    /// Number of states queued for `joint` (for tests and overlays). Inserts recorded layers
+    /// first (add_layer).
+    [[nodiscard]] int count(int joint) const {
+        if (num_deferred_) const_cast<PoseBlender*>(this)->flush_deferred();
+        return counts_[static_cast<std::size_t>(joint)];
+    }
+    /// The queued state in `slot` of `joint` (slot < count(joint)). Inserts recorded layers
+    /// first (add_layer).
     [[nodiscard]] QueuedJointState slot(int joint, int slot) const;
 
     /// Component arrays of a slot (the kernel's view; blend.cpp).
@@ -157,7 +173,8 @@ public:
 
 private:
     bool add_slow(int joint, const JointStateRef& state);
-    int add_layer_states(const BlendLayer& layer);  // add() per track
+    void add_layer_states(const BlendLayer& layer);  // add() per track
+    void flush_deferred();                           // inserts the recorded layers, in order
     /// Writes a state into slot `s` of joint `j`: only the components its usage names (the
     /// others are never read for this state). Inline: add()'s fast path runs once per state.
     void store(std::size_t s, std::size_t j, const JointStateRef& st) {
@@ -179,6 +196,7 @@ private:
         priorities_[s * stride_ + j] = st.priority;
         flags_[s * stride_ + j] = static_cast<std::uint8_t>(usage | (st.additive ? kAdditiveFlag : 0u));
         if (st.additive || (usage & 4u)) scalar_[j] = 1, any_scalar_ = true;
+        slots_used_ = true;
     }
     static constexpr std::uint8_t kAdditiveFlag = 0x80;
     void move_slot(std::size_t from, std::size_t to, std::size_t joint);
@@ -197,6 +215,10 @@ private:
     std::vector<std::uint8_t> counts_;   // stride_: filled slots per joint
     std::vector<std::uint8_t> scalar_;   // stride_: 1 when a state is additive or carries a scale
     bool any_scalar_ = false;            // some scalar_ entry is 1
+    bool slots_used_ = false;            // some slot holds a state this frame
+    std::array<BlendLayer, kMaxDeferred> deferred_{};  // recorded layers (add_layer)
+    int num_deferred_ = 0;
+    bool deferred_slots_ = false;  // a recorded layer is additive or has scales: slots needed
     std::vector<std::byte> fold_scratch_;  // the vector fold's running blends (blend_kernel.hpp)
 };
 
