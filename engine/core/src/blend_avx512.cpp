@@ -351,86 +351,121 @@ struct RankSource {
 // first six kept (bounded insertion keeps exactly those): so a state's slot is its rank, the
 // number of the joint's states with a higher priority or an equal one offered before it. Slot s
 // is then folded from the layers ranked s on each lane, as fold_slot_k folds slot arrays.
-void fold_layers(const LayerFoldArgs& a) {
-    constexpr int kMax = PoseBlender::kMaxDeferred;
-    std::size_t cursor[kMax] = {};
-    LayerLanes L[kMax];
+namespace {
+// One block's recorded layers, ranked, and its running blend.
+struct LayerBlockWork {
+    LayerLanes L[PoseBlender::kMaxDeferred];
+    int P = 0;
+    KBlock b;
+};
+
+// Expands the layers present in block j0 (advancing each layer's block cursor), ranks their
+// states and starts the block's blend. False when no layer has a state in the block.
+bool prepare_layer_block(const LayerFoldArgs& a, std::size_t j0, std::size_t* cursor, LayerBlockWork& w) {
     const __m512i one_i = _mm512_set1_epi32(1);
-    for (std::size_t j0 = 0; j0 < a.joints; j0 += 16) {
-        const auto block = static_cast<std::uint16_t>(j0 / 16);
-        const int lanes = a.joints - j0 < 16 ? static_cast<int>(a.joints - j0) : 16;
-        const __mmask16 lane_mask = first_floats(lanes);
-        int P = 0;
-        __mmask16 any = 0;
-        for (int k = 0; k < a.count; ++k) {
-            const BlendLayer& layer = a.layers[k];
-            const LayerShape& shape = *layer.shape;
-            std::size_t& c = cursor[k];
-            while (c < shape.blocks.size() && shape.blocks[c].block < block) ++c;
-            if (c == shape.blocks.size() || shape.blocks[c].block != block) continue;
-            const LayerBlock& lb = shape.blocks[c];
-            const __mmask16 m = static_cast<__mmask16>(lb.mask & lane_mask);
-            if (!m) continue;
-            LayerLanes& x = L[P++];
-            x.m = m;
-            any = static_cast<__mmask16>(any | m);
-            const int n = __builtin_popcount(lb.mask);
-            const bool full = m == 0xFFFF;
-            const auto expand_i = [&](__m512i v) { return full ? v : _mm512_maskz_expand_epi32(m, v); };
-            const auto expand_f = [&](__m512 v) { return full ? v : _mm512_maskz_expand_ps(m, v); };
-            x.prio = expand_i(widen_i8(_mm_maskz_loadu_epi8(first_floats(n), shape.priorities.data() + lb.first)));
-            const std::int32_t usage_bits = (layer.rotations ? kUsageRot : 0) | (layer.positions ? kUsagePos : 0);
-            x.usage = _mm512_and_si512(expand_i(widen_u8(_mm_maskz_loadu_epi8(first_floats(n), shape.usages.data() + lb.first))),
-                                       _mm512_set1_epi32(usage_bits));
-            x.w = _mm512_set1_ps(layer.weight);
-            vf q[4]{}, v[3]{};
-            if (layer.rotations) load_quats(layer.rotations + lb.first, n, q[0], q[1], q[2], q[3]);
-            if (layer.positions) load_vec3s(layer.positions + lb.first, n, v[0], v[1], v[2]);
-            for (int k2 = 0; k2 < 4; ++k2) x.r[k2] = expand_f(as_m(q[k2]));
-            for (int k2 = 0; k2 < 3; ++k2) x.p[k2] = expand_f(as_m(v[k2]));
+    const auto block = static_cast<std::uint16_t>(j0 / 16);
+    const int lanes = a.joints - j0 < 16 ? static_cast<int>(a.joints - j0) : 16;
+    const __mmask16 lane_mask = first_floats(lanes);
+    LayerLanes* L = w.L;
+    int P = 0;
+    __mmask16 any = 0;
+    for (int k = 0; k < a.count; ++k) {
+        const BlendLayer& layer = a.layers[k];
+        const LayerShape& shape = *layer.shape;
+        std::size_t& c = cursor[k];
+        while (c < shape.blocks.size() && shape.blocks[c].block < block) ++c;
+        if (c == shape.blocks.size() || shape.blocks[c].block != block) continue;
+        const LayerBlock& lb = shape.blocks[c];
+        const __mmask16 m = static_cast<__mmask16>(lb.mask & lane_mask);
+        if (!m) continue;
+        LayerLanes& x = L[P++];
+        x.m = m;
+        any = static_cast<__mmask16>(any | m);
+        const int n = __builtin_popcount(lb.mask);
+        const bool full = m == 0xFFFF;
+        const auto expand_i = [&](__m512i v) { return full ? v : _mm512_maskz_expand_epi32(m, v); };
+        const auto expand_f = [&](__m512 v) { return full ? v : _mm512_maskz_expand_ps(m, v); };
+        x.prio = expand_i(widen_i8(_mm_maskz_loadu_epi8(first_floats(n), shape.priorities.data() + lb.first)));
+        const std::int32_t usage_bits = (layer.rotations ? kUsageRot : 0) | (layer.positions ? kUsagePos : 0);
+        x.usage = _mm512_and_si512(expand_i(widen_u8(_mm_maskz_loadu_epi8(first_floats(n), shape.usages.data() + lb.first))),
+                                   _mm512_set1_epi32(usage_bits));
+        x.w = _mm512_set1_ps(layer.weight);
+        vf q[4]{}, v[3]{};
+        if (layer.rotations) load_quats(layer.rotations + lb.first, n, q[0], q[1], q[2], q[3]);
+        if (layer.positions) load_vec3s(layer.positions + lb.first, n, v[0], v[1], v[2]);
+        for (int c2 = 0; c2 < 4; ++c2) x.r[c2] = expand_f(as_m(q[c2]));
+        for (int c2 = 0; c2 < 3; ++c2) x.p[c2] = expand_f(as_m(v[c2]));
+    }
+    w.P = P;
+    if (P == 0) return false;
+    // Ranks: states of higher priority, or of equal priority offered earlier, at each lane.
+    for (int i = 0; i < P; ++i) {
+        __m512i rank = _mm512_setzero_si512();
+        for (int j = 0; j < P; ++j) {
+            if (j == i) continue;
+            const __mmask16 both = L[i].m & L[j].m;
+            if (!both) continue;
+            const __mmask16 ahead = j < i ? _mm512_mask_cmpge_epi32_mask(both, L[j].prio, L[i].prio)
+                                          : _mm512_mask_cmpgt_epi32_mask(both, L[j].prio, L[i].prio);
+            rank = _mm512_mask_add_epi32(rank, ahead, rank, one_i);
         }
-        if (P == 0) continue;
-        // Ranks: states of higher priority, or of equal priority offered earlier, at each lane.
-        for (int i = 0; i < P; ++i) {
-            __m512i rank = _mm512_setzero_si512();
-            for (int j = 0; j < P; ++j) {
-                if (j == i) continue;
-                const __mmask16 both = L[i].m & L[j].m;
-                if (!both) continue;
-                const __mmask16 ahead = j < i ? _mm512_mask_cmpge_epi32_mask(both, L[j].prio, L[i].prio)
-                                              : _mm512_mask_cmpgt_epi32_mask(both, L[j].prio, L[i].prio);
-                rank = _mm512_mask_add_epi32(rank, ahead, rank, one_i);
-            }
-            L[i].rank = rank;
+        L[i].rank = rank;
+    }
+    w.b.j0 = j0;
+    w.b.lanes = lanes;
+    w.b.count = _mm512_maskz_mov_epi32(any, one_i);  // blended lanes (finish_block)
+    w.b.nmax = P < PoseBlender::kSlots ? P : PoseBlender::kSlots;
+    start_block(w.b, a.rotations + j0, a.positions + j0);
+    return true;
+}
+
+// Folds slot rank s of a prepared block: the states ranked s, from whichever layer holds that
+// rank at each lane.
+inline void fold_layer_rank(LayerBlockWork& w, int s) {
+    RankSource src;
+    src.lanes = 0;
+    const __m512i rank_s = _mm512_set1_epi32(s);
+    for (int i = 0; i < w.P; ++i) {
+        const LayerLanes& x = w.L[i];
+        const __mmask16 at = _mm512_mask_cmpeq_epi32_mask(x.m, x.rank, rank_s);
+        if (!at) continue;
+        if (!src.lanes) {  // the first layer at this rank: its vectors as they are
+            for (int c = 0; c < 4; ++c) src.r[c] = x.r[c];
+            for (int c = 0; c < 3; ++c) src.p[c] = x.p[c];
+            src.w = x.w, src.u = x.usage;
+        } else {  // others hold the rank on other lanes
+            for (int c = 0; c < 4; ++c) src.r[c] = _mm512_mask_mov_ps(src.r[c], at, x.r[c]);
+            for (int c = 0; c < 3; ++c) src.p[c] = _mm512_mask_mov_ps(src.p[c], at, x.p[c]);
+            src.w = _mm512_mask_mov_ps(src.w, at, x.w);
+            src.u = _mm512_mask_mov_epi32(src.u, at, x.usage);
         }
-        KBlock b;
-        b.j0 = j0;
-        b.lanes = lanes;
-        b.count = _mm512_maskz_mov_epi32(any, one_i);  // blended lanes (finish_block)
-        start_block(b, a.rotations + j0, a.positions + j0);
-        const int slots = P < PoseBlender::kSlots ? P : PoseBlender::kSlots;
-        for (int s = 0; s < slots; ++s) {
-            RankSource src;
-            src.lanes = 0;
-            const __m512i rank_s = _mm512_set1_epi32(s);
-            for (int i = 0; i < P; ++i) {
-                const __mmask16 at = _mm512_mask_cmpeq_epi32_mask(L[i].m, L[i].rank, rank_s);
-                if (!at) continue;
-                if (!src.lanes) {  // the first layer at this rank: its vectors as they are
-                    for (int c = 0; c < 4; ++c) src.r[c] = L[i].r[c];
-                    for (int c = 0; c < 3; ++c) src.p[c] = L[i].p[c];
-                    src.w = L[i].w, src.u = L[i].usage;
-                } else {  // others hold the rank on other lanes
-                    for (int c = 0; c < 4; ++c) src.r[c] = _mm512_mask_mov_ps(src.r[c], at, L[i].r[c]);
-                    for (int c = 0; c < 3; ++c) src.p[c] = _mm512_mask_mov_ps(src.p[c], at, L[i].p[c]);
-                    src.w = _mm512_mask_mov_ps(src.w, at, L[i].w);
-                    src.u = _mm512_mask_mov_epi32(src.u, at, L[i].usage);
-                }
-                src.lanes = static_cast<__mmask16>(src.lanes | at);
-            }
-            if (src.lanes) fold_state(b, src);
+        src.lanes = static_cast<__mmask16>(src.lanes | at);
+    }
+    if (src.lanes) fold_state(w.b, src);
+}
+}  // namespace
+
+// The fold straight from recorded layers (PoseBlender::add_layer, blend_and_apply). A joint's
+// slots would hold its states sorted by priority, the earlier offered first among equals, the
+// first six kept (bounded insertion keeps exactly those): so a state's slot is its rank, the
+// number of the joint's states with a higher priority or an equal one offered before it. Slot s
+// is then folded from the layers ranked s on each lane, as fold_slot_k folds slot arrays. Two
+// blocks at a time, rank by rank, so one block's dependency chain overlaps the other's.
+void fold_layers(const LayerFoldArgs& a) {
+    std::size_t cursor[PoseBlender::kMaxDeferred] = {};
+    LayerBlockWork w[2];
+    std::size_t j0 = 0;
+    while (j0 < a.joints) {
+        int ready = 0;
+        while (ready < 2 && j0 < a.joints) {
+            if (prepare_layer_block(a, j0, cursor, w[ready])) ++ready;
+            j0 += 16;
         }
-        finish_block(b, a.rotations + j0, a.positions + j0);
+        const int n = ready == 2 ? (w[0].b.nmax > w[1].b.nmax ? w[0].b.nmax : w[1].b.nmax) : ready ? w[0].b.nmax : 0;
+        for (int s = 0; s < n; ++s)
+            for (int k = 0; k < ready; ++k)
+                if (s < w[k].b.nmax) fold_layer_rank(w[k], s);
+        for (int k = 0; k < ready; ++k) finish_block(w[k].b, a.rotations + w[k].b.j0, a.positions + w[k].b.j0);
     }
 }
 
