@@ -18,6 +18,32 @@ inline __m128i load16(const void* p) { return _mm_loadu_si128(static_cast<const 
 inline __m512i widen_u8(__m128i b) { return _mm512_maskz_cvtepu8_epi32(0xFFFF, b); }
 inline __m512i widen_i8(__m128i b) { return _mm512_maskz_cvtepi8_epi32(0xFFFF, b); }
 inline __m128i narrow(__m512i v) { return _mm512_maskz_cvtepi32_epi8(0xFFFF, v); }
+
+// A layer's states in one 16-joint block, expanded from the layer's packed tracks to the lanes
+// of their joints (`m`: the lanes with a track, the block's mask cut at the skeleton's end).
+// Components whose array is null are zeros, and absent from `usage` (blend.hpp).
+struct BlockStates {
+    __m512 r[4], p[3], s[3];
+    __m512i prio, usage;
+};
+inline void expand_block(const BlendLayer& layer, const LayerBlock& lb, __mmask16 m, BlockStates& out) {
+    const LayerShape& shape = *layer.shape;
+    const int n = __builtin_popcount(lb.mask);
+    const bool full = m == 0xFFFF;  // every lane has a track, in order: no expansion
+    const auto expand_i = [&](__m512i x) { return full ? x : _mm512_maskz_expand_epi32(m, x); };
+    const auto expand_f = [&](vf x) { return full ? as_m(x) : _mm512_maskz_expand_ps(m, as_m(x)); };
+    out.prio = expand_i(widen_i8(_mm_maskz_loadu_epi8(first_floats(n), shape.priorities.data() + lb.first)));
+    const std::int32_t usage_bits = (layer.rotations ? kUsageRot : 0) | (layer.positions ? kUsagePos : 0) |
+                                    (layer.scales ? kUsageScale : 0);
+    out.usage = _mm512_and_si512(expand_i(widen_u8(_mm_maskz_loadu_epi8(first_floats(n), shape.usages.data() + lb.first))),
+                                 _mm512_set1_epi32(usage_bits));
+    vf q[4]{}, v[3]{}, sc[3]{};
+    if (layer.rotations) load_quats(layer.rotations + lb.first, n, q[0], q[1], q[2], q[3]);
+    if (layer.positions) load_vec3s(layer.positions + lb.first, n, v[0], v[1], v[2]);
+    if (layer.scales) load_vec3s(layer.scales + lb.first, n, sc[0], sc[1], sc[2]);
+    for (int c = 0; c < 4; ++c) out.r[c] = expand_f(q[c]);
+    for (int c = 0; c < 3; ++c) out.p[c] = expand_f(v[c]), out.s[c] = expand_f(sc[c]);
+}
 }  // namespace
 
 // PoseBlender::add_layer with one block of 16 joints at a time. For every lane (joint) the
@@ -29,8 +55,6 @@ int insert_layer(const InsertArgs& a, const BlendLayer& layer) {
     // Locals, so the stores into the slot arrays cannot be taken to change them.
     const LayerBlock* const blocks = layer.shape->blocks.data();
     const std::size_t num_blocks = layer.shape->blocks.size();
-    const std::int8_t* const priorities = layer.shape->priorities.data();
-    const std::uint8_t* const usages = layer.shape->usages.data();
     const Quat* const rotations = layer.rotations;
     const Vec3* const positions = layer.positions;
     const Vec3* const scales = layer.scales;
@@ -42,9 +66,6 @@ int insert_layer(const InsertArgs& a, const BlendLayer& layer) {
     const int num_joints = a.num_joints;
     const __m512i one = _mm512_set1_epi32(1), six = _mm512_set1_epi32(6);
     const __m512 weight = _mm512_set1_ps(layer.weight);
-    // Components whose array is missing are absent from every track (blend.hpp).
-    const std::int32_t usage_bits = (rotations ? kUsageRot : 0) | (positions ? kUsagePos : 0) | (scales ? kUsageScale : 0);
-    const __m512i usage_keep = _mm512_set1_epi32(usage_bits);
     const __m512i additive_flag = _mm512_set1_epi32(layer.additive ? 0x80 : 0);
     const bool additive = layer.additive;
     int kept = 0;
@@ -52,17 +73,12 @@ int insert_layer(const InsertArgs& a, const BlendLayer& layer) {
         const LayerBlock b = blocks[bi];
         const int j0 = 16 * static_cast<int>(b.block);
         if (j0 >= num_joints) break;  // blocks ascend: the rest lie past the skeleton too
-        const int n = __builtin_popcount(b.mask);
         const __mmask16 m = static_cast<__mmask16>(b.mask & first_floats(num_joints - j0));
-        const bool full = m == 0xFFFF;  // every lane has a track, in order: no expansion
-        const auto expand_i = [&](__m512i x) { return full ? x : _mm512_maskz_expand_epi32(m, x); };
-        const auto expand_f = [&](vf x) { return full ? x : as_vf(_mm512_maskz_expand_ps(m, as_m(x))); };
         const std::size_t o = static_cast<std::size_t>(j0);
-
+        BlockStates st;
+        expand_block(layer, b, m, st);
         const __m512i count = widen_u8(load16(counts + o));
-        const __m512i prio = expand_i(widen_i8(_mm_maskz_loadu_epi8(first_floats(n), priorities + b.first)));
-        const __m512i usage =
-            _mm512_and_si512(expand_i(widen_u8(_mm_maskz_loadu_epi8(first_floats(n), usages + b.first))), usage_keep);
+        const __m512i prio = st.prio, usage = st.usage;
 
         // Insertion point: the number of filled slots whose priority is ≥ the state's.
         __m512i pos = _mm512_setzero_si512();
@@ -93,28 +109,15 @@ int insert_layer(const InsertArgs& a, const BlendLayer& layer) {
             }
         }
 
-        // The new states, expanded from the layer's packed tracks to their joints' lanes.
-        vf rx{}, ry{}, rz{}, rw{}, px{}, py{}, pz{}, sx{}, sy{}, sz{};
-        if (rotations) {
-            load_quats(rotations + b.first, n, rx, ry, rz, rw);
-            rx = expand_f(rx), ry = expand_f(ry), rz = expand_f(rz), rw = expand_f(rw);
-        }
-        if (positions) {
-            load_vec3s(positions + b.first, n, px, py, pz);
-            px = expand_f(px), py = expand_f(py), pz = expand_f(pz);
-        }
-        if (scales) {
-            load_vec3s(scales + b.first, n, sx, sy, sz);
-            sx = expand_f(sx), sy = expand_f(sy), sz = expand_f(sz);
-        }
+        // The new states.
         const __m128i prio8 = narrow(prio);
         const __m128i flags8 = narrow(_mm512_or_si512(usage, additive_flag));
         const auto write = [&](int s, __mmask16 wr) {
             float* v = values + static_cast<std::size_t>(s) * F * S + o;
-            const auto put = [&](int f, vf x) { _mm512_mask_storeu_ps(v + static_cast<std::size_t>(f) * S, wr, as_m(x)); };
-            if (rotations) put(PoseBlender::kRx, rx), put(PoseBlender::kRy, ry), put(PoseBlender::kRz, rz), put(PoseBlender::kRw, rw);
-            if (positions) put(PoseBlender::kPx, px), put(PoseBlender::kPy, py), put(PoseBlender::kPz, pz);
-            if (scales) put(PoseBlender::kSx, sx), put(PoseBlender::kSy, sy), put(PoseBlender::kSz, sz);
+            const auto put = [&](int f, __m512 x) { _mm512_mask_storeu_ps(v + static_cast<std::size_t>(f) * S, wr, x); };
+            for (int c = 0; c < 4 && rotations; ++c) put(PoseBlender::kRx + c, st.r[c]);
+            for (int c = 0; c < 3 && positions; ++c) put(PoseBlender::kPx + c, st.p[c]);
+            for (int c = 0; c < 3 && scales; ++c) put(PoseBlender::kSx + c, st.s[c]);
             _mm512_mask_storeu_ps(v + static_cast<std::size_t>(PoseBlender::kWeight) * S, wr, weight);
             _mm_mask_storeu_epi8(slot_priorities + static_cast<std::size_t>(s) * S + o, wr, prio8);
             _mm_mask_storeu_epi8(flags + static_cast<std::size_t>(s) * S + o, wr, flags8);
@@ -381,20 +384,12 @@ bool prepare_layer_block(const LayerFoldArgs& a, std::size_t j0, std::size_t* cu
         LayerLanes& x = L[P++];
         x.m = m;
         any = static_cast<__mmask16>(any | m);
-        const int n = __builtin_popcount(lb.mask);
-        const bool full = m == 0xFFFF;
-        const auto expand_i = [&](__m512i v) { return full ? v : _mm512_maskz_expand_epi32(m, v); };
-        const auto expand_f = [&](__m512 v) { return full ? v : _mm512_maskz_expand_ps(m, v); };
-        x.prio = expand_i(widen_i8(_mm_maskz_loadu_epi8(first_floats(n), shape.priorities.data() + lb.first)));
-        const std::int32_t usage_bits = (layer.rotations ? kUsageRot : 0) | (layer.positions ? kUsagePos : 0);
-        x.usage = _mm512_and_si512(expand_i(widen_u8(_mm_maskz_loadu_epi8(first_floats(n), shape.usages.data() + lb.first))),
-                                   _mm512_set1_epi32(usage_bits));
+        BlockStates st;  // no scales here (recorded layers with scales take the slots)
+        expand_block(layer, lb, m, st);
+        for (int k2 = 0; k2 < 4; ++k2) x.r[k2] = st.r[k2];
+        for (int k2 = 0; k2 < 3; ++k2) x.p[k2] = st.p[k2];
+        x.prio = st.prio, x.usage = st.usage;
         x.w = _mm512_set1_ps(layer.weight);
-        vf q[4]{}, v[3]{};
-        if (layer.rotations) load_quats(layer.rotations + lb.first, n, q[0], q[1], q[2], q[3]);
-        if (layer.positions) load_vec3s(layer.positions + lb.first, n, v[0], v[1], v[2]);
-        for (int c2 = 0; c2 < 4; ++c2) x.r[c2] = expand_f(as_m(q[c2]));
-        for (int c2 = 0; c2 < 3; ++c2) x.p[c2] = expand_f(as_m(v[c2]));
     }
     w.P = P;
     if (P == 0) return false;
