@@ -73,8 +73,8 @@ struct LayerShape {
 };
 
 /// One layer for PoseBlender::add_layer: a motion's joint states this frame, per track of its
-/// shape (ozz's BlendingJob::Layer, with the viewer's per-joint priorities). The arrays are
-/// read during add_layer only.
+/// shape (ozz's BlendingJob::Layer, with the viewer's per-joint priorities). The shape and the
+/// arrays must stay valid until the blender has used them (PoseBlender::add_layer says when).
 struct BlendLayer {
     const LayerShape* shape = nullptr;
     const Quat* rotations = nullptr;  ///< per track, or null when no track has ROT
@@ -107,7 +107,10 @@ struct QueuedJointState {
 /// joints at a time per slot with contiguous loads (AVX-512 when the CPU has it, else SSE2),
 /// performing for every lane the float operations of the viewer's scalar
 /// `LLJointStateBlender::blendJointStates` in the same order, so results are bit-identical to
-/// it; joints holding an additive or scaled state take the scalar code. Not thread-safe: one
+/// it; joints holding an additive or scaled state take the scalar code. A motion is best
+/// offered whole (add_layer): its states are then inserted a block at a time, or, with AVX-512
+/// and nothing else offered in the frame, folded without going through the slots at all. Not
+/// thread-safe, including the const members (count and slot insert recorded layers): one
 /// blender per thread (the World keeps one per worker).
 class PoseBlender {
 public:
