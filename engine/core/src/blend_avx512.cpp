@@ -417,8 +417,7 @@ bool prepare_layer_block(const LayerFoldArgs& a, std::size_t j0, std::size_t* cu
 // Folds slot rank s of a prepared block: the states ranked s, from whichever layer holds that
 // rank at each lane.
 inline void fold_layer_rank(LayerBlockWork& w, int s) {
-    RankSource src;
-    src.lanes = 0;
+    RankSource src{};  // (zeros: read only once a layer has filled them; GCC cannot tell)
     const __m512i rank_s = _mm512_set1_epi32(s);
     for (int i = 0; i < w.P; ++i) {
         const LayerLanes& x = w.L[i];
