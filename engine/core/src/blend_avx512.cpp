@@ -332,9 +332,10 @@ void fold_masked(const FoldArgs& a) {
 namespace {
 // One recorded layer's states in a block of 16 joints, expanded to their joints' lanes.
 struct LayerLanes {
-    __m512 r[4], p[3], w;
-    __m512i usage, prio, rank;
-    __mmask16 m;  // lanes with a state of this layer
+    BlockStates st;  // no scales: recorded layers with scales take the slots
+    __m512 w;        // the layer's weight in every lane
+    __m512i rank;    // the state's slot at each lane
+    __mmask16 m;     // lanes with a state of this layer
 };
 // The states of one slot rank, gathered from the layers holding that rank at some lane.
 struct RankSource {
@@ -349,11 +350,6 @@ struct RankSource {
 };
 }  // namespace
 
-// The fold straight from recorded layers (PoseBlender::add_layer, blend_and_apply). A joint's
-// slots would hold its states sorted by priority, the earlier offered first among equals, the
-// first six kept (bounded insertion keeps exactly those): so a state's slot is its rank, the
-// number of the joint's states with a higher priority or an equal one offered before it. Slot s
-// is then folded from the layers ranked s on each lane, as fold_slot_k folds slot arrays.
 namespace {
 // One block's recorded layers, ranked, and its running blend.
 struct LayerBlockWork {
@@ -384,11 +380,7 @@ bool prepare_layer_block(const LayerFoldArgs& a, std::size_t j0, std::size_t* cu
         LayerLanes& x = L[P++];
         x.m = m;
         any = static_cast<__mmask16>(any | m);
-        BlockStates st;  // no scales here (recorded layers with scales take the slots)
-        expand_block(layer, lb, m, st);
-        for (int k2 = 0; k2 < 4; ++k2) x.r[k2] = st.r[k2];
-        for (int k2 = 0; k2 < 3; ++k2) x.p[k2] = st.p[k2];
-        x.prio = st.prio, x.usage = st.usage;
+        expand_block(layer, lb, m, x.st);
         x.w = _mm512_set1_ps(layer.weight);
     }
     w.P = P;
@@ -400,8 +392,8 @@ bool prepare_layer_block(const LayerFoldArgs& a, std::size_t j0, std::size_t* cu
             if (j == i) continue;
             const __mmask16 both = L[i].m & L[j].m;
             if (!both) continue;
-            const __mmask16 ahead = j < i ? _mm512_mask_cmpge_epi32_mask(both, L[j].prio, L[i].prio)
-                                          : _mm512_mask_cmpgt_epi32_mask(both, L[j].prio, L[i].prio);
+            const __mmask16 ahead = j < i ? _mm512_mask_cmpge_epi32_mask(both, L[j].st.prio, L[i].st.prio)
+                                          : _mm512_mask_cmpgt_epi32_mask(both, L[j].st.prio, L[i].st.prio);
             rank = _mm512_mask_add_epi32(rank, ahead, rank, one_i);
         }
         L[i].rank = rank;
@@ -424,14 +416,14 @@ inline void fold_layer_rank(LayerBlockWork& w, int s) {
         const __mmask16 at = _mm512_mask_cmpeq_epi32_mask(x.m, x.rank, rank_s);
         if (!at) continue;
         if (!src.lanes) {  // the first layer at this rank: its vectors as they are
-            for (int c = 0; c < 4; ++c) src.r[c] = x.r[c];
-            for (int c = 0; c < 3; ++c) src.p[c] = x.p[c];
-            src.w = x.w, src.u = x.usage;
+            for (int c = 0; c < 4; ++c) src.r[c] = x.st.r[c];
+            for (int c = 0; c < 3; ++c) src.p[c] = x.st.p[c];
+            src.w = x.w, src.u = x.st.usage;
         } else {  // others hold the rank on other lanes
-            for (int c = 0; c < 4; ++c) src.r[c] = _mm512_mask_mov_ps(src.r[c], at, x.r[c]);
-            for (int c = 0; c < 3; ++c) src.p[c] = _mm512_mask_mov_ps(src.p[c], at, x.p[c]);
+            for (int c = 0; c < 4; ++c) src.r[c] = _mm512_mask_mov_ps(src.r[c], at, x.st.r[c]);
+            for (int c = 0; c < 3; ++c) src.p[c] = _mm512_mask_mov_ps(src.p[c], at, x.st.p[c]);
             src.w = _mm512_mask_mov_ps(src.w, at, x.w);
-            src.u = _mm512_mask_mov_epi32(src.u, at, x.usage);
+            src.u = _mm512_mask_mov_epi32(src.u, at, x.st.usage);
         }
         src.lanes = static_cast<__mmask16>(src.lanes | at);
     }

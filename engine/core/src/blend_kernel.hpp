@@ -226,6 +226,8 @@ inline void store_pose(const BlockPose& b, Quat* r, Vec3* p, int lanes) {
     }
 }
 #endif
+// The generic fold (below) and its helpers. blend_avx512.cpp has its own, with mask registers.
+#if !defined(SLANIM_BLEND_OWN_FOLD)
 inline vf vsqrt(vf x) {
 #if defined(__AVX512F__)
     // maskz: GCC 12 reports _mm512_sqrt_ps's undefined pass-through as maybe-uninitialized.
@@ -386,7 +388,6 @@ inline void end_block(const FoldArgs& a, const Block& b) {
     store_pose(BlockPose{qx, qy, qz, qw, ox, oy, oz}, a.rotations + b.j0, a.positions + b.j0, b.lanes);
 }
 
-#if !defined(SLANIM_BLEND_OWN_FOLD)  // blend_avx512.cpp has its own, with mask registers
 // Slot by slot over all blocks, not block by block: one block's slot is a long dependency
 // chain (division, square root, division, each waiting on the previous slot), while different
 // blocks are independent, so sweeping the blocks per slot lets the CPU overlap them. The running

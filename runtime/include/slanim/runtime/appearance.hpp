@@ -218,7 +218,8 @@ public:
     /// through this object, which the caller fetched before), step 1 (a step later) the joint
     /// lists, matrices and mesh revisions it points to; not the vertex streams. A world runs the
     /// steps an avatar or two ahead to overlap the cache misses with other avatars' work. Reads
-    /// only this object's containers; no effect on results.
+    /// only this object's containers; no effect on results. `step` is 0 or 1 (other values act
+    /// as 1). Call from the thread that runs this avatar.
     void prefetch(int step) const;
 
 private:

@@ -77,11 +77,15 @@ struct LayerShape {
 /// arrays must stay valid until the blender has used them (PoseBlender::add_layer says when).
 struct BlendLayer {
     const LayerShape* shape = nullptr;
-    const Quat* rotations = nullptr;  ///< per track, or null when no track has ROT
-    const Vec3* positions = nullptr;  ///< per track, or null when no track has POS
-    const Vec3* scales = nullptr;     ///< per track, or null when no track has SCALE
-    float weight = 0.f;               ///< the motion's pose weight this frame
-    bool additive = false;            ///< ADDITIVE_BLEND motion
+    /// Per track: local rotation (unit quaternion, parent frame), or null when no track has ROT.
+    const Quat* rotations = nullptr;
+    /// Per track: local position in metres (parent frame, SL axes: X forward, Y left, Z up),
+    /// or null when no track has POS.
+    const Vec3* positions = nullptr;
+    /// Per track: local scale (unitless factors), or null when no track has SCALE.
+    const Vec3* scales = nullptr;
+    float weight = 0.f;     ///< the motion's pose weight this frame, [0, 1] (0: kept in a slot, skipped)
+    bool additive = false;  ///< ADDITIVE_BLEND motion
 };
 
 /// A joint state as the blender holds it (values copied by PoseBlender::add).
