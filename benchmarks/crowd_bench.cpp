@@ -7,14 +7,15 @@
 //
 //   BM_Crowd/avatars:N/threads:T/skin:S — World::step (1/60 s) of N avatars, each playing four
 //        real motions of ../shared/anims (WALK, DANCE4, the Bento bones-and-attachments motion,
-//        BOW with its two constraints; looped, staggered starts), with S = 1 the base mesh of
-//        ../shared/sl-character skinned per avatar. Time column: wall ms per step. Counters:
+//        BOW with its two constraints; looped, staggered starts), with S > 0 the base mesh of
+//        ../shared/sl-character skinned per avatar: S = 1 a crowd of one shape (the bind poses
+//        shared through a BindPoseCache), S = 2 every avatar its own shape (add_appearances). Time column: wall ms per step. Counters:
 //        us_per_avatar, KiB_per_avatar (World::avatar_state_bytes).
 //   BM_CrowdViewer/avatars:N — the same motions on N avatars of the viewer-style baseline
 //        (viewer_baseline.hpp: per-avatar heap objects, std::map lookups), one thread, at full
 //        weight (no skinning).
-//   BM_CrowdPhases/avatars:1000/threads:T — one profiled step per iteration; a counter per
-//        system (us per step, summed over threads).
+//   BM_CrowdPhases/avatars:1000/threads:T/skin:S — one profiled step per iteration; a counter
+//        per system (us per step, summed over threads).
 //   BM_CrowdProcedural/avatars:N/procedural:P — BM_Crowd on one thread without skinning, P = 1
 //        with the viewer's four procedural motions on every avatar (breathe, body noise, head
 //        and eye look-at toward a per-avatar target; docs/procedural-motions.md): the
@@ -113,26 +114,43 @@ void measure_steps(benchmark::State& state, World& w, int n, const std::string& 
     state.SetLabel(label);
 }
 
+/// Gives every avatar an Appearance of the base mesh. skin = 1: one shape for the crowd, the
+/// bind poses shared through one BindPoseCache (what a crowd made from one shape gets);
+/// skin = 2: every avatar its own shape ("Body Fat" at a different weight: head, upper and
+/// lower body morph to different bits, 79 % of the vertices), same cache, so nothing of those
+/// meshes is shared. Returns false (and skips) on error.
+bool add_appearances(benchmark::State& state, World& w, const std::vector<Entity>& ents, int skin) {
+    const Mix& m = mix();
+    if (!m.appearance) {
+        state.SkipWithError("skinning needs ../shared/sl-character");
+        return false;
+    }
+    AppearanceOptions options;
+    options.bind_poses = std::make_shared<BindPoseCache>();
+    for (std::size_t k = 0; k < ents.size(); ++k) {
+        auto a = Appearance::create(m.appearance, options);
+        if (!a.ok()) {
+            state.SkipWithError(a.error().message.c_str());
+            return false;
+        }
+        if (skin == 2 &&
+            !(*a)->state().set_weight_by_name("Body Fat", static_cast<float>(k + 1) / static_cast<float>(ents.size() + 1))) {
+            state.SkipWithError("no 'Body Fat' visual param in the character");
+            return false;
+        }
+        w.set_appearance(ents[k], std::shared_ptr<Appearance>(std::move(*a)));
+    }
+    return true;
+}
+
 void bm_crowd(benchmark::State& state) {
     const int n = static_cast<int>(state.range(0));
     const int threads = static_cast<int>(state.range(1));
-    const bool skin = state.range(2) != 0;
+    const int skin = static_cast<int>(state.range(2));
     const Mix& m = mix();
-    if (skin && !m.appearance) {
-        state.SkipWithError("skinning needs ../shared/sl-character");
-        return;
-    }
     World w(WorldOptions{threads, 8});
     const auto ents = populate_crowd(w, m.skeleton, m.clips, n);
-    if (skin)
-        for (Entity e : ents) {
-            auto a = Appearance::create(m.appearance);
-            if (!a.ok()) {
-                state.SkipWithError(a.error().message.c_str());
-                return;
-            }
-            w.set_appearance(e, std::shared_ptr<Appearance>(std::move(*a)));
-        }
+    if (skin && !add_appearances(state, w, ents, skin)) return;
     for (int f = 0; f < 60; ++f) w.step(kStep);  // past every ease-in
     measure_steps(state, w, n, m.label);
 }
@@ -177,8 +195,10 @@ void bm_crowd_viewer(benchmark::State& state) {
 void bm_crowd_phases(benchmark::State& state) {
     const int n = static_cast<int>(state.range(0));
     const Mix& m = mix();
+    const int skin = static_cast<int>(state.range(2));
     World w(WorldOptions{static_cast<int>(state.range(1)), 8});
-    populate_crowd(w, m.skeleton, m.clips, n);
+    const auto ents = populate_crowd(w, m.skeleton, m.clips, n);
+    if (skin && !add_appearances(state, w, ents, skin)) return;
     for (int f = 0; f < 60; ++f) w.step(kStep);
     w.set_profiling(true);
     w.reset_profile();
@@ -299,7 +319,7 @@ BENCHMARK(bm_crowd)
     ->Name("BM_Crowd")
     ->ArgNames({"avatars", "threads", "skin"})
     ->ArgsProduct({{100, 1000, 5000}, {1, 2}, {0}})
-    ->ArgsProduct({{100, 1000}, {1, 2}, {1}})  // an Appearance is ~3.7 MB: no 5000 skinned
+    ->ArgsProduct({{100, 1000}, {1, 2}, {1, 2}})  // an Appearance is ~3.7 MB: no 5000 skinned
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(bm_crowd_procedural)
@@ -311,9 +331,8 @@ BENCHMARK(bm_crowd_procedural)
 BENCHMARK(bm_crowd_viewer)->Name("BM_CrowdViewer")->ArgNames({"avatars"})->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(bm_crowd_phases)
     ->Name("BM_CrowdPhases")
-    ->ArgNames({"avatars", "threads"})
-    ->Args({1000, 1})
-    ->Args({1000, 2})
+    ->ArgNames({"avatars", "threads", "skin"})
+    ->ArgsProduct({{1000}, {1, 2}, {0, 1, 2}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(bm_blend)->Name("BM_Blend4x214/slanim_states");

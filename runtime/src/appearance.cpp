@@ -256,7 +256,16 @@ void EmoteMotion::update(AppearanceState& s, float time, float last_time) {
 // ---------------------------------------------------------------------------------------------
 
 Appearance::Appearance(std::shared_ptr<const AppearanceModel> model, const AppearanceOptions& options)
-    : state_(model), hand_(*model), emotes_(*model), options_(options) {}
+    : state_(model),
+      hand_(*model),
+      emotes_(*model),
+      options_(options),
+      bind_poses_(options.bind_poses ? options.bind_poses : std::make_shared<BindPoseCache>()),
+      share_bind_poses_(options.bind_poses != nullptr) {}
+
+Appearance::~Appearance() {
+    for (SkinnedMesh& sm : skinned_) bind_poses_->release(sm.bind);
+}
 
 Result<std::unique_ptr<Appearance>> Appearance::create(std::shared_ptr<const AppearanceModel> model,
                                                        const AppearanceOptions& options) {
@@ -295,8 +304,9 @@ Result<std::unique_ptr<Appearance>> Appearance::create(std::shared_ptr<const App
         }
         sm.matrices.resize(sm.joints.entries.size());
         const std::size_t n = mesh.num_vertices();
-        sm.bind_positions.resize(n);
-        sm.bind_normals.resize(n);
+        // The bind pose this avatar writes its first morphed mesh into (allocated now, not in
+        // the first step).
+        if (options.skin) sm.bind = a->bind_poses_->writable(nullptr, model.get(), sm.mesh, n);
         sm.positions.resize(n);
         sm.normals.resize(n);
         a->skinned_.push_back(std::move(sm));
@@ -395,9 +405,15 @@ void Appearance::skin(const ModelPose& model_pose, const LocalPose& local) {
     for (SkinnedMesh& sm : skinned_) {
         const MeshBuffers& mb = state_.meshes()[sm.mesh];
         if (sm.seen_revision != mb.revision) {
-            aos_to_soa(mb.coords, sm.bind_positions.out());
-            aos_to_soa(mb.normals, sm.bind_normals.out());
+            sm.bind = bind_poses_->writable(sm.bind, &model(), sm.mesh, mb.coords.size());
+            aos_to_soa(mb.coords, sm.bind->positions.out());
+            aos_to_soa(mb.normals, sm.bind->normals.out());
             sm.seen_revision = mb.revision;
+            sm.settled = !share_bind_poses_;
+        } else if (!sm.settled) {
+            // Unchanged for a frame: share an equal bind pose, or offer ours.
+            sm.bind = bind_poses_->settle(sm.bind);
+            sm.settled = true;
         }
         SlSkinMatricesJob mj;
         mj.joints = &sm.joints;
@@ -411,8 +427,8 @@ void Appearance::skin(const ModelPose& model_pose, const LocalPose& local) {
         const AppearanceMesh& mesh = model().meshes()[sm.mesh];
         job.weights = mesh.weights.empty() ? std::span<const float>(sm.rigid_weights)
                                            : std::span<const float>(mesh.weights);
-        job.in_positions = sm.bind_positions.in();
-        job.in_normals = sm.bind_normals.in();
+        job.in_positions = sm.bind->positions.in();
+        job.in_normals = sm.bind->normals.in();
         job.out_positions = sm.positions.out();
         job.out_normals = sm.normals.out();
         job.isa = options_.isa;

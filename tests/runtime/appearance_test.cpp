@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <vector>
 #include <filesystem>
 
 #include "slanim/appearance/visual_params.hpp"
@@ -10,62 +12,14 @@
 #include "slanim/runtime/world.hpp"
 #include "slanim/formats/anim_codec.hpp"
 #include "slanim/formats/skeleton_xml.hpp"
+#include "synthetic_appearance.hpp"
 #include "test_util.hpp"
 
 using namespace slanim;
 
 namespace {
 
-/// A one-quad upper body (skinned to mPelvis) with one morph per hand pose and emote param.
-struct Synthetic {
-    LlmMesh mesh;
-    AvatarDefinition def;
-    std::shared_ptr<const AppearanceModel> model;
-
-    Synthetic() {
-        mesh.kind = LlmFileKind::Base;
-        mesh.has_weights = true;
-        mesh.coords = {{0.f, 0.f, 1.f}, {0.1f, 0.f, 1.f}, {0.1f, 0.1f, 1.f}};
-        mesh.normals.assign(3, Vec3{0.f, 0.f, 1.f});
-        mesh.binormals.assign(3, Vec3{1.f, 0.f, 0.f});
-        mesh.texcoords.assign(3, Vec2{});
-        mesh.weights.assign(3, 1.f);  // entry 1 = mPelvis (entry 0 is mRoot)
-        mesh.faces = {{0, 1, 2}};
-        mesh.skin_joints = {"mPelvis"};
-        int id = 1000;
-        auto add = [&](const std::string& name, float def_w = 0.f) {
-            LlmMorph m;
-            m.name = name;
-            m.vertices = {static_cast<std::uint32_t>(id % 3)};
-            m.coords = {{0.f, 0.f, 0.01f}};
-            m.normals = {{0.f, 0.f, 0.f}};
-            m.binormals = {{0.f, 0.f, 0.f}};
-            m.texcoords = {{0.f, 0.f}};
-            mesh.morphs.push_back(m);
-            VisualParamDef p;
-            p.id = id++;
-            p.name = name;
-            p.kind = VisualParamKind::Morph;
-            p.group = VisualParamGroup::Animatable;
-            p.default_weight = def_w;
-            p.mesh_type = "upperBodyMesh";
-            def.params.push_back(p);
-        };
-        for (int i = 1; i < static_cast<int>(kNumHandPoses); ++i) add(hand_pose_param_name(i));
-        add("Express_Closed_Mouth", 1.f);
-        add("express_smile");
-        add("express_frown");
-        add("Blink_Left");
-        add("Blink_Right");
-        const AppearanceMeshInput in{"upperBodyMesh", &mesh};
-        auto built = AppearanceModel::build(def, std::span(&in, 1), Skeleton::default_skeleton());
-        if (!built) ADD_FAILURE() << built.error().describe();
-        else model = *built;
-    }
-    [[nodiscard]] float w(const AppearanceState& s, std::string_view name) const {
-        return s.weight(model->find(name));
-    }
-};
+using test::Synthetic;
 
 std::shared_ptr<const MotionClip> hand_clip(std::uint32_t pose, int priority, float duration = 1.f,
                                             const std::string& joint = "mShoulderLeft",
@@ -393,4 +347,118 @@ TEST(Appearance, RealLindenAnimationDrivesHandAndEmoteMorphs) {
     // Skinned output exists for every mesh and is finite.
     for (const SkinnedMesh& sm : a.skinned())
         for (std::size_t v = 0; v < sm.positions.size(); ++v) ASSERT_TRUE(is_finite(sm.positions.get(v)));
+}
+
+namespace {
+
+/// Eight avatars of the synthetic model on `threads` threads, skinned with `cache` (null: every
+/// appearance keeps its bind poses): 0–3 the default shape, 4–5 a half-closed left eye set by
+/// the host (their own shape), 6–7 a fist motion started at different times (hand-pose fades:
+/// a mesh changing for several frames, then settling). Returns the world and its avatars.
+struct SharingCrowd {
+    World world;
+    std::vector<Entity> avatars;
+    SharingCrowd(const Synthetic& f, int threads, const std::shared_ptr<BindPoseCache>& cache)
+        : world(WorldOptions{threads, 1}) {
+        auto skel = Skeleton::default_skeleton();
+        const auto fist = hand_clip(3, 2, 0.6f);
+        for (int k = 0; k < 8; ++k) {
+            const Entity e = world.create_avatar(skel);
+            AppearanceOptions o;
+            o.bind_poses = cache;
+            auto app = Appearance::create(f.model, o);
+            if (!app) ADD_FAILURE() << app.error().describe();
+            if (k == 4 || k == 5) (*app)->state().set_weight_by_name("Blink_Left", 0.5f);
+            world.set_appearance(e, std::shared_ptr<Appearance>(std::move(*app)));
+            avatars.push_back(e);
+        }
+        world.controller(avatars[6]).start(fist);
+        fist_start = fist;
+    }
+    std::shared_ptr<const MotionClip> fist_start;
+    [[nodiscard]] const SkinnedMesh& mesh(int k) { return world.appearance(avatars[static_cast<std::size_t>(k)])->skinned()[0]; }
+};
+
+bool same_streams(SoaVec3In a, SoaVec3In b) {
+    const auto eq = [](std::span<const float> x, std::span<const float> y) {
+        return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size_bytes()) == 0;
+    };
+    return eq(a.x, b.x) && eq(a.y, b.y) && eq(a.z, b.z);
+}
+
+}  // namespace
+
+TEST(Appearance, SharedBindPosesSkinLikePrivateOnes) {
+    Synthetic f;
+    for (int threads : {1, 2, 4}) {
+        auto cache = std::make_shared<BindPoseCache>();
+        SharingCrowd own(f, threads, nullptr), shared(f, threads, cache);
+        for (int frame = 0; frame < 40; ++frame) {
+            if (frame == 7) {  // the second fist starts mid-run, while the first one fades
+                own.world.controller(own.avatars[7]).start(own.fist_start);
+                shared.world.controller(shared.avatars[7]).start(shared.fist_start);
+            }
+            own.world.step(0.05f);
+            shared.world.step(0.05f);
+            for (int k = 0; k < 8; ++k) {
+                const SkinnedMesh &a = own.mesh(k), &b = shared.mesh(k);
+                ASSERT_TRUE(same_streams(a.positions.in(), b.positions.in())) << threads << " threads, frame " << frame << ", avatar " << k;
+                ASSERT_TRUE(same_streams(a.normals.in(), b.normals.in())) << threads << " threads, frame " << frame << ", avatar " << k;
+                ASSERT_TRUE(same_streams(a.bind_positions(), b.bind_positions())) << frame << ", avatar " << k;
+            }
+            if (frame == 2) {
+                // Settled after one unchanged frame: the four default avatars read one copy, the two
+                // half-blinking ones another; private appearances share nothing.
+                for (int k = 1; k < 4; ++k) EXPECT_EQ(shared.mesh(k).bind, shared.mesh(0).bind) << k;
+                EXPECT_EQ(shared.mesh(5).bind, shared.mesh(4).bind);
+                EXPECT_NE(shared.mesh(4).bind, shared.mesh(0).bind);
+                for (int k = 1; k < 8; ++k) EXPECT_NE(own.mesh(k).bind, own.mesh(0).bind) << k;
+            }
+            if (frame == 9) {
+                // Avatar 6 holds the fist (settled: it shares nothing, nobody else has a fist),
+                // avatar 7 is fading into it: each has a bind pose of its own.
+                EXPECT_NE(shared.mesh(6).bind, shared.mesh(0).bind);
+                EXPECT_NE(shared.mesh(7).bind, shared.mesh(0).bind);
+                EXPECT_NE(shared.mesh(7).bind, shared.mesh(6).bind);
+            }
+        }
+        // Both fists are over (0.6 s each) and relaxed hands are back.
+        const BindPoseCache::Stats s = cache->stats();
+        EXPECT_GE(s.hits, 4u) << threads;  // 3 default avatars + 1 blinking one, at least
+        EXPECT_GE(s.shared, 2u);
+        EXPECT_LE(s.in_use, 4u);           // default, blinking, and at most the two fist avatars
+        EXPECT_EQ(s.entries, s.in_use + (s.entries - s.in_use));
+        EXPECT_EQ(s.bytes, s.entries * 6 * 16 * sizeof(float));  // 3 vertices, padded to 16
+    }
+}
+
+TEST(Appearance, BindPoseCacheKeepsFreeEntriesUntilTrimmed) {
+    Synthetic f;
+    auto cache = std::make_shared<BindPoseCache>();
+    {
+        SharingCrowd crowd(f, 1, cache);
+        EXPECT_EQ(cache->stats().entries, 8u);  // one per appearance, made by create()
+        EXPECT_EQ(cache->stats().in_use, 8u);
+        crowd.world.step(0.05f);  // changed: written into each avatar's own entry
+        crowd.world.step(0.05f);  // unchanged: settled
+        BindPoseCache::Stats s = cache->stats();
+        EXPECT_EQ(s.entries, 8u);
+        // The default shape (5 avatars), the blink (2) and avatar 6, whose fist is fading in
+        // (changing every frame: its own entry, never looked up).
+        EXPECT_EQ(s.in_use, 3u);
+        EXPECT_EQ(s.shared, 2u);
+        EXPECT_EQ(s.hits, 5u);
+        EXPECT_EQ(s.misses, 2u);
+        EXPECT_EQ(cache->trim(), 5u);
+        EXPECT_EQ(cache->stats().entries, 3u);
+        // A removed appearance gives its entry back; the other blinking avatar still holds it.
+        crowd.world.set_appearance(crowd.avatars[4], nullptr);
+        EXPECT_EQ(cache->stats().in_use, 3u);
+        crowd.world.set_appearance(crowd.avatars[5], nullptr);
+        EXPECT_EQ(cache->stats().in_use, 2u);
+        EXPECT_EQ(cache->trim(), 1u);
+    }
+    EXPECT_EQ(cache->stats().in_use, 0u);
+    EXPECT_EQ(cache->trim(), 2u);
+    EXPECT_EQ(cache->stats().entries, 0u);
 }

@@ -10,8 +10,10 @@
 #include <new>
 
 #include "slanim/formats/anim_codec.hpp"
+#include "slanim/runtime/appearance.hpp"
 #include "slanim/runtime/crowd.hpp"
 #include "slanim/runtime/world.hpp"
+#include "synthetic_appearance.hpp"
 
 using namespace slanim;
 
@@ -244,6 +246,48 @@ TEST(Crowd, StepDoesNotAllocateOnceMotionsAreLoaded) {
         populate_crowd(w, skeleton(), clips, 64);
         for (int f = 0; f < 5; ++f) w.step(1.f / 60.f);  // the scratch grows to its need
         EXPECT_EQ(step_allocations(w, 240, [](int) {}), 0) << threads << " threads";
+    }
+}
+
+TEST(Crowd, SharedBindPosesStopAllocatingOnceTheirShapesRepeat) {
+#if defined(__SANITIZE_THREAD__)
+    GTEST_SKIP() << "ThreadSanitizer build: World::step forks std::threads there (see world.cpp)";
+#endif
+    // Sixteen skinned avatars sharing bind poses; every 6 frames a quarter of them toggles a
+    // morph (half-closed eye / open), so shared entries are left for fresh ones and settle back
+    // onto shared ones all the time. Once the free entries cover the largest number of avatars
+    // between shapes at once, nothing is allocated any more.
+    test::Synthetic f;
+    for (int threads : {1, 2}) {
+        WorldOptions o;
+        o.threads = threads;
+        o.chunk = 2;
+        World w(o);
+        AppearanceOptions ao;
+        ao.bind_poses = std::make_shared<BindPoseCache>();
+        std::vector<Appearance*> apps;
+        for (int k = 0; k < 16; ++k) {
+            const Entity e = w.create_avatar(skeleton());
+            auto a = Appearance::create(f.model, ao);
+            ASSERT_TRUE(a) << a.error().describe();
+            apps.push_back(a->get());
+            w.set_appearance(e, std::shared_ptr<Appearance>(std::move(*a)));
+        }
+        const ParamIndex blink = f.model->find("Blink_Left");
+        const auto toggle = [&](int frame) {
+            if (frame % 6 != 0) return;
+            for (std::size_t k = static_cast<std::size_t>(frame / 6 % 4); k < apps.size(); k += 4)
+                apps[k]->state().set_weight(blink, apps[k]->state().weight(blink) == 0.f ? 0.5f : 0.f);
+        };
+        for (int frame = 0; frame < 48; ++frame) {  // two full cycles
+            toggle(frame);
+            w.step(1.f / 60.f);
+        }
+        const auto hits = ao.bind_poses->stats().hits;
+        EXPECT_EQ(step_allocations(w, 96, toggle), 0) << threads << " threads";
+        EXPECT_GE(ao.bind_poses->stats().hits, hits + 60) << "the avatars kept settling onto shared bind poses";
+        // Each quarter toggled six times in 144 frames: all eyes open again, one shape for all.
+        EXPECT_EQ(ao.bind_poses->stats().in_use, 1u);
     }
 }
 
