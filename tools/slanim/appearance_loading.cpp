@@ -19,6 +19,7 @@ Result<std::shared_ptr<Appearance>> LoadedAppearance::make() const {
     if (!model) return Error{"no appearance model"};
     AppearanceOptions options;
     options.skin = skin;
+    options.bind_poses = bind_poses;
     auto a = Appearance::create(model, options);
     if (!a) return a.error();
     for (const Wearable& w : applied) (*a)->state().apply_wearable(w);

@@ -14,6 +14,7 @@
 #include "slanim/core/skeleton.hpp"
 #include "slanim/appearance/visual_params.hpp"
 #include "slanim/appearance/wearable.hpp"
+#include "slanim/runtime/bind_pose_cache.hpp"
 
 namespace slanim {
 class Appearance;  // slanim/runtime/appearance.hpp
@@ -28,6 +29,9 @@ struct LoadedAppearance {
     /// The body-part wearables applied to `appearance`, in order (for make()).
     std::vector<Wearable> applied;
     bool skin = true;  ///< AppearanceOptions::skin of the components
+    /// AppearanceOptions::bind_poses of the components make() builds: set it to one cache for a
+    /// crowd so that avatars whose meshes morph alike skin from one copy. Null: none shared.
+    std::shared_ptr<BindPoseCache> bind_poses;
     /// One line per wearable, in application order, for standard error: "FILE: shape \"Name\":
     /// 190 params applied" (+ unknown ids / ids of other wearable types), or "FILE: shirt
     /// \"Name\": not applied (only shape, skin, hair and eyes wearables change the body)".

@@ -357,6 +357,9 @@ int cmd_crowd(std::ostream& out, std::ostream& err, const CrowdOptions& o) {
             return 1;
         }
         appearance.emplace(std::move(*la));
+        // One shape for the whole crowd: the bind poses are shared (BindPoseCache), so each
+        // avatar's skinning reads a cached copy and writes only its own output.
+        appearance->bind_poses = std::make_shared<BindPoseCache>();
     }
     // The GL context before stepping, so a machine without one fails at once.
     std::unique_ptr<gfx::GlContext> gl;
@@ -379,16 +382,12 @@ int cmd_crowd(std::ostream& out, std::ostream& err, const CrowdOptions& o) {
     const std::vector<Entity> ents = populate_crowd(world, *skel, clips, n);
     if (appearance) {
         for (int k = 0; k < n; ++k) {
-            std::shared_ptr<Appearance> a = appearance->appearance;
-            if (k > 0) {
-                auto made = appearance->make();
-                if (!made) {
-                    err << "slanim crowd: " << o.character << ": " << made.error().describe() << "\n";
-                    return 1;
-                }
-                a = std::move(*made);
+            auto made = appearance->make();
+            if (!made) {
+                err << "slanim crowd: " << o.character << ": " << made.error().describe() << "\n";
+                return 1;
             }
-            if (!world.set_appearance(ents[k], std::move(a))) {
+            if (!world.set_appearance(ents[k], std::move(*made))) {
                 err << "slanim crowd: the appearance of " << o.character << " does not fit its skeleton\n";
                 return 1;
             }
@@ -461,6 +460,12 @@ int cmd_crowd(std::ostream& out, std::ostream& err, const CrowdOptions& o) {
         for (std::size_t i = 0; i < world.size(); ++i) ++by_period[std::clamp(world.update_period_at(i), 0, 4)];
         out << fmt::format("lod: {} avatars every step, {} every 2nd, {} every 4th, {} hidden\n", by_period[1],
                            by_period[2], by_period[4], by_period[0]);
+    }
+    if (appearance) {
+        const BindPoseCache::Stats b = appearance->bind_poses->stats();
+        out << fmt::format("skin: {} avatars read {} shared bind poses ({} in use, {:.1f} MiB with {} free for reuse)\n",
+                           n, b.shared, b.in_use, static_cast<double>(b.bytes) / (1024.0 * 1024.0),
+                           b.entries - b.in_use);
     }
     if (rendered)
         out << fmt::format("render: {}: {}x{}, {} of {} avatars drawn ({}){}, {} {}\n", o.render, CrowdView::kWidth,

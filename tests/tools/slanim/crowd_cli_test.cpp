@@ -279,6 +279,8 @@ TEST(CrowdCli, SkinWithTheCharacter) {
     EXPECT_GT(table_us(r.out, "appearance_morph", "morph"), 0.0) << r.out;
     EXPECT_GT(table_us(r.out, "appearance_skin", "skin"), 0.0) << r.out;
     EXPECT_NE(r.err.find("given skeleton"), std::string::npos) << r.err;
+    // One shape for the crowd: the 8 meshes' bind poses are read from 8 shared copies.
+    EXPECT_NE(r.out.find("skin: 4 avatars read 8 shared bind poses (8 in use"), std::string::npos) << r.out;
 }
 
 // --solver picks the constraint solver of every avatar, like play; `none` skips the solves.
