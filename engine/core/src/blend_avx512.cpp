@@ -168,6 +168,14 @@ inline __m512 capped_sum(__m512 w, __m512 sum) {
     return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(ws, one, _CMP_LT_OQ), one, ws);
 }
 
+// sum / nw on the lanes of `lanes`. Where every such lane has nw = 1 (the capped sum saturated:
+// any state after a full-weight one) and a sum that is not NaN, the quotient is the sum itself,
+// bit for bit (x / 1 is exact), and the division is skipped.
+inline __m512 ratio(__mmask16 lanes, __m512 sum, __m512 nw) {
+    const __mmask16 exact = _mm512_cmp_ps_mask(nw, _mm512_set1_ps(1.f), _CMP_EQ_OQ) & _mm512_cmp_ps_mask(sum, sum, _CMP_ORD_Q);
+    return (lanes & static_cast<__mmask16>(~exact)) ? _mm512_div_ps(sum, nw) : sum;
+}
+
 inline __m512 lerp_keep_order(__m512 t, __m512 a, __m512 inv_t, __m512 b) {  // t·a + inv_t·b
     return _mm512_add_ps(_mm512_mul_ps(t, a), _mm512_mul_ps(inv_t, b));
 }
@@ -217,7 +225,7 @@ inline void fold_state(KBlock& b, const Source& src) {
         const __mmask16 first = pmask & static_cast<__mmask16>(~b.has_pos), cont = pmask & b.has_pos;
         if (cont) {
             const __m512 nw = capped_sum(w, b.sum_pos);
-            const __m512 u = _mm512_div_ps(b.sum_pos, nw);
+            const __m512 u = ratio(cont, b.sum_pos, nw);
             for (int c = 0; c < 3; ++c)  // bp + (p − bp)·u
                 b.p[c] = _mm512_mask_add_ps(b.p[c], cont, bp[c], _mm512_mul_ps(_mm512_sub_ps(b.p[c], bp[c]), u));
             b.sum_pos = _mm512_mask_mov_ps(b.sum_pos, cont, nw);
@@ -232,21 +240,31 @@ inline void fold_state(KBlock& b, const Source& src) {
         const __mmask16 first = rmask & static_cast<__mmask16>(~b.has_rot), cont = rmask & b.has_rot;
         if (cont) {
             const __m512 nw = capped_sum(w, b.sum_rot);
-            const __m512 t = _mm512_div_ps(b.sum_rot, nw);
+            const __m512 t = ratio(cont, b.sum_rot, nw);
             const __m512 inv_t = _mm512_sub_ps(one, t);
             __m512 l[4];
             for (int c = 0; c < 4; ++c) l[c] = lerp_keep_order(t, b.r[c], inv_t, ar[c]);
             const __m512 m2 = _mm512_add_ps(
                 _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(l[0], l[0]), _mm512_mul_ps(l[1], l[1])), _mm512_mul_ps(l[2], l[2])),
                 _mm512_mul_ps(l[3], l[3]));
-            const __m512 mag = _mm512_maskz_sqrt_ps(0xFFFF, m2);
-            const __m512 oomag = _mm512_div_ps(one, mag);
-            const __m512 dev = _mm512_castsi512_ps(
-                _mm512_and_si512(_mm512_castps_si512(_mm512_sub_ps(one, mag)), _mm512_set1_epi32(0x7FFFFFFF)));
-            const __mmask16 big = _mm512_cmp_ps_mask(mag, _mm512_set1_ps(0.0000001f), _CMP_GT_OQ);
-            const __mmask16 scale_it = _mm512_cmp_ps_mask(dev, _mm512_set1_ps(0.000001f), _CMP_GT_OQ);
-            for (int c = 0; c < 3; ++c) l[c] = _mm512_maskz_mov_ps(big, _mm512_mask_mul_ps(l[c], scale_it, l[c], oomag));
-            l[3] = _mm512_mask_blend_ps(big, one, _mm512_mask_mul_ps(l[3], scale_it, l[3], oomag));
+            // LLQuaternion::normalize leaves a quaternion whose |1 − |q|| ≤ 1e-6 as it is. When
+            // |m2 − 1| ≤ 1e-6 that is certain without the square root: m2 − 1 is exact there
+            // (Sterbenz), sqrt(m2) lies within 5.0e-7 of 1 and its rounding within 5.6e-7, below
+            // the threshold. So lanes in that band skip the square root and the division (the
+            // common case of a state after a full-weight one: t = 1, l = the blend so far).
+            const __mmask16 near_unit = _mm512_cmp_ps_mask(
+                _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(_mm512_sub_ps(m2, one)), _mm512_set1_epi32(0x7FFFFFFF))),
+                _mm512_set1_ps(0.000001f), _CMP_LE_OQ);
+            if (cont & static_cast<__mmask16>(~near_unit)) {
+                const __m512 mag = _mm512_maskz_sqrt_ps(0xFFFF, m2);
+                const __m512 oomag = _mm512_div_ps(one, mag);
+                const __m512 dev = _mm512_castsi512_ps(
+                    _mm512_and_si512(_mm512_castps_si512(_mm512_sub_ps(one, mag)), _mm512_set1_epi32(0x7FFFFFFF)));
+                const __mmask16 big = _mm512_cmp_ps_mask(mag, _mm512_set1_ps(0.0000001f), _CMP_GT_OQ);
+                const __mmask16 scale_it = _mm512_cmp_ps_mask(dev, _mm512_set1_ps(0.000001f), _CMP_GT_OQ);
+                for (int c = 0; c < 3; ++c) l[c] = _mm512_maskz_mov_ps(big, _mm512_mask_mul_ps(l[c], scale_it, l[c], oomag));
+                l[3] = _mm512_mask_blend_ps(big, one, _mm512_mask_mul_ps(l[3], scale_it, l[3], oomag));
+            }
             const __m512 d = _mm512_add_ps(
                 _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(ar[0], b.r[0]), _mm512_mul_ps(ar[1], b.r[1])), _mm512_mul_ps(ar[2], b.r[2])),
                 _mm512_mul_ps(ar[3], b.r[3]));
@@ -351,10 +369,24 @@ struct RankSource {
 }  // namespace
 
 namespace {
-// One block's recorded layers, ranked, and its running blend.
+// A layer with tracks in the block being prepared: its block record and the lanes it covers.
+struct Present {
+    const BlendLayer* layer;
+    const LayerBlock* lb;
+    __mmask16 m;
+};
+
+// One block's recorded layers and its running blend. When every layer present has a single
+// priority over its tracks in the block (LayerBlock::priority ≥ 0: the usual motion), each
+// lane's slot order is the layers' order by priority (descending), then by offer: `order`
+// holds them so and the block is folded layer by layer, each straight from the layer's arrays
+// (`uniform`). Otherwise the layers are expanded into `L` and ranked per lane.
 struct LayerBlockWork {
+    Present order[PoseBlender::kMaxDeferred];
     LayerLanes L[PoseBlender::kMaxDeferred];
     int P = 0;
+    bool uniform = false;
+    __m512i seen;  // uniform: states folded per lane so far (the first six are kept)
     KBlock b;
 };
 
@@ -365,9 +397,9 @@ bool prepare_layer_block(const LayerFoldArgs& a, std::size_t j0, std::size_t* cu
     const auto block = static_cast<std::uint16_t>(j0 / 16);
     const int lanes = a.joints - j0 < 16 ? static_cast<int>(a.joints - j0) : 16;
     const __mmask16 lane_mask = first_floats(lanes);
-    LayerLanes* L = w.L;
     int P = 0;
     __mmask16 any = 0;
+    bool uniform = true;
     for (int k = 0; k < a.count; ++k) {
         const BlendLayer& layer = a.layers[k];
         const LayerShape& shape = *layer.shape;
@@ -377,31 +409,47 @@ bool prepare_layer_block(const LayerFoldArgs& a, std::size_t j0, std::size_t* cu
         const LayerBlock& lb = shape.blocks[c];
         const __mmask16 m = static_cast<__mmask16>(lb.mask & lane_mask);
         if (!m) continue;
-        LayerLanes& x = L[P++];
-        x.m = m;
+        w.order[P++] = {&layer, &lb, m};
         any = static_cast<__mmask16>(any | m);
-        expand_block(layer, lb, m, x.st);
-        x.w = _mm512_set1_ps(layer.weight);
+        uniform = uniform && lb.priority >= 0;
     }
     w.P = P;
     if (P == 0) return false;
-    // Ranks: states of higher priority, or of equal priority offered earlier, at each lane.
-    for (int i = 0; i < P; ++i) {
-        __m512i rank = _mm512_setzero_si512();
-        for (int j = 0; j < P; ++j) {
-            if (j == i) continue;
-            const __mmask16 both = L[i].m & L[j].m;
-            if (!both) continue;
-            const __mmask16 ahead = j < i ? _mm512_mask_cmpge_epi32_mask(both, L[j].st.prio, L[i].st.prio)
-                                          : _mm512_mask_cmpgt_epi32_mask(both, L[j].st.prio, L[i].st.prio);
-            rank = _mm512_mask_add_epi32(rank, ahead, rank, one_i);
+    w.uniform = uniform;
+    if (uniform) {
+        // Stable insertion sort by priority, descending: equal priorities keep the offer order.
+        for (int i = 1; i < P; ++i) {
+            const Present x = w.order[i];
+            int j = i;
+            for (; j > 0 && w.order[j - 1].lb->priority < x.lb->priority; --j) w.order[j] = w.order[j - 1];
+            w.order[j] = x;
         }
-        L[i].rank = rank;
+        w.seen = _mm512_setzero_si512();
+    } else {
+        LayerLanes* L = w.L;
+        for (int i = 0; i < P; ++i) {
+            L[i].m = w.order[i].m;
+            expand_block(*w.order[i].layer, *w.order[i].lb, L[i].m, L[i].st);
+            L[i].w = _mm512_set1_ps(w.order[i].layer->weight);
+        }
+        // Ranks: states of higher priority, or of equal priority offered earlier, at each lane.
+        for (int i = 0; i < P; ++i) {
+            __m512i rank = _mm512_setzero_si512();
+            for (int j = 0; j < P; ++j) {
+                if (j == i) continue;
+                const __mmask16 both = L[i].m & L[j].m;
+                if (!both) continue;
+                const __mmask16 ahead = j < i ? _mm512_mask_cmpge_epi32_mask(both, L[j].st.prio, L[i].st.prio)
+                                              : _mm512_mask_cmpgt_epi32_mask(both, L[j].st.prio, L[i].st.prio);
+                rank = _mm512_mask_add_epi32(rank, ahead, rank, one_i);
+            }
+            L[i].rank = rank;
+        }
     }
     w.b.j0 = j0;
     w.b.lanes = lanes;
     w.b.count = _mm512_maskz_mov_epi32(any, one_i);  // blended lanes (finish_block)
-    w.b.nmax = P < PoseBlender::kSlots ? P : PoseBlender::kSlots;
+    w.b.nmax = uniform ? P : P < PoseBlender::kSlots ? P : PoseBlender::kSlots;
     start_block(w.b, a.rotations + j0, a.positions + j0);
     return true;
 }
@@ -429,14 +477,43 @@ inline void fold_layer_rank(LayerBlockWork& w, int s) {
     }
     if (src.lanes) fold_state(w.b, src);
 }
+
+// Folds the k-th layer in slot order of a uniform block, loaded from the layer's arrays and
+// expanded to its lanes (no scales: such layers take the slots). Lanes that already folded six
+// states drop the rest, as the slots would.
+inline void fold_layer_in_order(LayerBlockWork& w, int k) {
+    const Present& x = w.order[k];
+    const BlendLayer& layer = *x.layer;
+    const LayerBlock& lb = *x.lb;
+    const int n = __builtin_popcount(lb.mask);
+    const bool full = x.m == 0xFFFF;
+    RankSource src;
+    src.lanes = x.m;
+    if (w.P > PoseBlender::kSlots) {
+        src.lanes = static_cast<__mmask16>(src.lanes & _mm512_cmplt_epi32_mask(w.seen, _mm512_set1_epi32(PoseBlender::kSlots)));
+        w.seen = _mm512_mask_add_epi32(w.seen, x.m, w.seen, _mm512_set1_epi32(1));
+    }
+    const auto expand_f = [&](vf v) { return full ? as_m(v) : _mm512_maskz_expand_ps(x.m, as_m(v)); };
+    vf q[4]{}, v[3]{};
+    if (layer.rotations) load_quats(layer.rotations + lb.first, n, q[0], q[1], q[2], q[3]);
+    if (layer.positions) load_vec3s(layer.positions + lb.first, n, v[0], v[1], v[2]);
+    for (int c = 0; c < 4; ++c) src.r[c] = expand_f(q[c]);
+    for (int c = 0; c < 3; ++c) src.p[c] = expand_f(v[c]);
+    const std::int32_t usage_bits = (layer.rotations ? kUsageRot : 0) | (layer.positions ? kUsagePos : 0);
+    const __m512i u = widen_u8(_mm_maskz_loadu_epi8(first_floats(n), layer.shape->usages.data() + lb.first));
+    src.u = _mm512_and_si512(full ? u : _mm512_maskz_expand_epi32(x.m, u), _mm512_set1_epi32(usage_bits));
+    src.w = _mm512_set1_ps(layer.weight);
+    if (src.lanes) fold_state(w.b, src);
+}
 }  // namespace
 
 // The fold straight from recorded layers (PoseBlender::add_layer, blend_and_apply). A joint's
 // slots would hold its states sorted by priority, the earlier offered first among equals, the
 // first six kept (bounded insertion keeps exactly those): so a state's slot is its rank, the
 // number of the joint's states with a higher priority or an equal one offered before it. Slot s
-// is then folded from the layers ranked s on each lane, as fold_slot_k folds slot arrays. Two
-// blocks at a time, rank by rank, so one block's dependency chain overlaps the other's.
+// is then folded from the layers ranked s on each lane, as fold_slot_k folds slot arrays — or,
+// in a block where every layer has one priority, layer by layer in that order. Two blocks at a
+// time, rank by rank, so one block's dependency chain overlaps the other's.
 void fold_layers(const LayerFoldArgs& a) {
     std::size_t cursor[PoseBlender::kMaxDeferred] = {};
     LayerBlockWork w[2];
@@ -450,7 +527,10 @@ void fold_layers(const LayerFoldArgs& a) {
         const int n = ready == 2 ? (w[0].b.nmax > w[1].b.nmax ? w[0].b.nmax : w[1].b.nmax) : ready ? w[0].b.nmax : 0;
         for (int s = 0; s < n; ++s)
             for (int k = 0; k < ready; ++k)
-                if (s < w[k].b.nmax) fold_layer_rank(w[k], s);
+                if (s < w[k].b.nmax) {
+                    if (w[k].uniform) fold_layer_in_order(w[k], s);
+                    else fold_layer_rank(w[k], s);
+                }
         for (int k = 0; k < ready; ++k) finish_block(w[k].b, a.rotations + w[k].b.j0, a.positions + w[k].b.j0);
     }
 }

@@ -335,7 +335,10 @@ void expect_layers_equal_single_states() {
             std::vector<std::int8_t> prios;
             std::vector<std::uint8_t> usages;
             const unsigned density = 1 + rng() % 4;  // 1: every joint .. 4: about one in four
-            const bool uniform = rng() % 2 == 0;
+            // One priority for the whole layer in half the layers, and in every layer of every
+            // tenth round (blocks where all layers are uniform fold layer by layer, up to 9 of
+            // them: past the six slots).
+            const bool uniform = round % 10 == 5 || rng() % 2 == 0;
             const auto prio = static_cast<std::int8_t>(rng() % 7);
             for (std::int16_t j = 0; j < kJoints + 12; ++j) {
                 if (rng() % density != 0) continue;
@@ -452,4 +455,87 @@ TEST(Blend, LayersBlendLikeTheirStatesOfferedOneByOne) {
     }
     set_blend_isa(before);
     EXPECT_GE(runs, 1);
+}
+
+namespace {
+// States after a full-weight one blend with t = 1 (the capped sum saturates), so the nlerp's
+// result is the blend so far and LLQuaternion::normalize decides whether to rescale it: only
+// when |1 − |q|| > 1e-6. Blends of quaternions whose squared length is 1 + d for d across that
+// threshold (both sides, fine steps), as a pose rotation and as offered states, in layers and
+// state by state, must keep the scalar viewer code's bits.
+void expect_near_unit_blends_like_the_viewer() {
+    constexpr int kJoints = 48;
+    std::vector<Quat> first(kJoints), second(kJoints);
+    std::vector<Vec3> pos(kJoints, Vec3{0.1f, 0.2f, 0.3f});
+    for (int j = 0; j < kJoints; ++j) {
+        const float d = 1e-7f * static_cast<float>(j - kJoints / 2) * 2.5f;  // -6e-6 .. 5.75e-6
+        const Quat unit = ll_normalize(Quat{0.1f * static_cast<float>(j % 5), 0.3f, -0.2f, 0.9f});
+        const float s = std::sqrt(1.f + d);
+        first[static_cast<std::size_t>(j)] = Quat{unit.x * s, unit.y * s, unit.z * s, unit.w * s};
+        second[static_cast<std::size_t>(j)] = ll_normalize(Quat{0.2f, -0.1f, 0.4f, 0.8f});
+    }
+    std::vector<std::int16_t> joints(kJoints);
+    for (int j = 0; j < kJoints; ++j) joints[static_cast<std::size_t>(j)] = static_cast<std::int16_t>(j);
+    const std::vector<std::uint8_t> usages(kJoints, kUsageRot | kUsagePos);
+    for (const float w2 : {1.f, 0.5f, 0.f}) {
+        LayerShape a, b;
+        ASSERT_TRUE(a.build(joints, std::vector<std::int8_t>(kJoints, 3), usages));
+        ASSERT_TRUE(b.build(joints, std::vector<std::int8_t>(kJoints, 2), usages));
+        BlendLayer la{&a, first.data(), pos.data(), nullptr, 1.f, false};
+        BlendLayer lb{&b, second.data(), pos.data(), nullptr, w2, false};
+        PoseBlender layered, single;
+        layered.resize(kJoints), single.resize(kJoints);
+        ReferenceBlender ref(kJoints);
+        std::vector<JointStateRef> refs;
+        refs.reserve(2 * kJoints);
+        for (const BlendLayer* l : {&la, &lb}) {
+            layered.add_layer(*l);
+            for (int j = 0; j < kJoints; ++j) {
+                JointStateRef st;
+                st.rotation = l->rotations + j, st.position = l->positions + j;
+                st.weight = l->weight, st.priority = l->shape->priorities[static_cast<std::size_t>(j)];
+                st.usage = kUsageRot | kUsagePos;
+                single.add(j, st);
+                refs.push_back(st);
+                ref.add(j, &refs.back());
+            }
+        }
+        // The pose's rotations are the near-unit ones too (untouched lanes keep them).
+        std::vector<Vec3> p0(kJoints), s0(kJoints, Vec3{1.f, 1.f, 1.f});
+        std::vector<Quat> r0 = first;
+        std::vector<Vec3> pa = p0, sa = s0, pb = p0, sb = s0;
+        std::vector<Quat> ra = r0, rb = r0;
+        layered.blend_and_apply({pa, ra, sa});
+        single.blend_and_apply({pb, rb, sb});
+        expect_reference_pose(ref, p0, r0, s0, pa, ra, sa, static_cast<int>(w2 * 10));
+        if (::testing::Test::HasFatalFailure()) return;
+        expect_reference_pose(ref, p0, r0, s0, pb, rb, sb, static_cast<int>(w2 * 10));
+        if (::testing::Test::HasFatalFailure()) return;
+    }
+    // The threshold was crossed: some results were rescaled, some kept as offered.
+    int rescaled = 0;
+    for (int j = 0; j < kJoints; ++j) {
+        Vec3 p{}, s{1.f, 1.f, 1.f};
+        Quat r = first[static_cast<std::size_t>(j)];
+        ReferenceBlender ref(1);
+        JointStateRef a, b;
+        a.rotation = &first[static_cast<std::size_t>(j)], a.weight = 1.f, a.priority = 3, a.usage = kUsageRot;
+        b.rotation = &second[static_cast<std::size_t>(j)], b.weight = 1.f, b.priority = 2, b.usage = kUsageRot;
+        ref.add(0, &a), ref.add(0, &b);
+        ref.blend(0, p, r, s);
+        rescaled += std::memcmp(&r, &first[static_cast<std::size_t>(j)], sizeof r) != 0;
+    }
+    EXPECT_GT(rescaled, 4);
+    EXPECT_LT(rescaled, kJoints - 4);
+}
+}  // namespace
+
+TEST(Blend, NearUnitQuaternionsKeepTheViewersNormalisation) {
+    const BlendIsa before = blend_isa();
+    for (const BlendIsa isa : {BlendIsa::Scalar, BlendIsa::Sse2, BlendIsa::Avx512}) {
+        if (!set_blend_isa(isa)) continue;
+        SCOPED_TRACE(static_cast<int>(isa));
+        expect_near_unit_blends_like_the_viewer();
+    }
+    set_blend_isa(before);
 }

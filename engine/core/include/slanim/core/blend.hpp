@@ -47,11 +47,15 @@ BlendIsa blend_isa();
 
 /// The tracks of one 16-joint block of the skeleton (joints 16·block .. 16·block + 15) in a
 /// LayerShape: bit i of `mask` set when joint 16·block + i has a track; those tracks are
-/// `first`, `first` + 1, ... in ascending joint order.
+/// `first`, `first` + 1, ... in ascending joint order. `priority` is their common priority
+/// when they all have the same one (a motion's usual case), −1 when they differ: blocks where
+/// every layer has one priority are folded layer by layer in slot order, without per-joint
+/// ranking (PoseBlender).
 struct LayerBlock {
     std::uint16_t block = 0;
     std::uint16_t mask = 0;
     std::uint16_t first = 0;
+    std::int8_t priority = -1;
 };
 
 /// What does not change from frame to frame in a layer of joint states (one motion's tracks):
