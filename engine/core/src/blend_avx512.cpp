@@ -26,23 +26,32 @@ struct BlockStates {
     __m512 r[4], p[3], s[3];
     __m512i prio, usage;
 };
-inline void expand_block(const BlendLayer& layer, const LayerBlock& lb, __mmask16 m, BlockStates& out) {
-    const LayerShape& shape = *layer.shape;
+// A layer's rotations, positions and usages in one block, expanded to the lanes of `m`.
+inline void load_layer_block(const BlendLayer& layer, const LayerBlock& lb, __mmask16 m, __m512 (&r)[4], __m512 (&p)[3],
+                             __m512i& usage) {
     const int n = __builtin_popcount(lb.mask);
     const bool full = m == 0xFFFF;  // every lane has a track, in order: no expansion
-    const auto expand_i = [&](__m512i x) { return full ? x : _mm512_maskz_expand_epi32(m, x); };
     const auto expand_f = [&](vf x) { return full ? as_m(x) : _mm512_maskz_expand_ps(m, as_m(x)); };
-    out.prio = expand_i(widen_i8(_mm_maskz_loadu_epi8(first_floats(n), shape.priorities.data() + lb.first)));
     const std::int32_t usage_bits = (layer.rotations ? kUsageRot : 0) | (layer.positions ? kUsagePos : 0) |
                                     (layer.scales ? kUsageScale : 0);
-    out.usage = _mm512_and_si512(expand_i(widen_u8(_mm_maskz_loadu_epi8(first_floats(n), shape.usages.data() + lb.first))),
-                                 _mm512_set1_epi32(usage_bits));
-    vf q[4]{}, v[3]{}, sc[3]{};
+    const __m512i u = widen_u8(_mm_maskz_loadu_epi8(first_floats(n), layer.shape->usages.data() + lb.first));
+    usage = _mm512_and_si512(full ? u : _mm512_maskz_expand_epi32(m, u), _mm512_set1_epi32(usage_bits));
+    vf q[4]{}, v[3]{};
     if (layer.rotations) load_quats(layer.rotations + lb.first, n, q[0], q[1], q[2], q[3]);
     if (layer.positions) load_vec3s(layer.positions + lb.first, n, v[0], v[1], v[2]);
+    for (int c = 0; c < 4; ++c) r[c] = expand_f(q[c]);
+    for (int c = 0; c < 3; ++c) p[c] = expand_f(v[c]);
+}
+
+inline void expand_block(const BlendLayer& layer, const LayerBlock& lb, __mmask16 m, BlockStates& out) {
+    const int n = __builtin_popcount(lb.mask);
+    const bool full = m == 0xFFFF;
+    load_layer_block(layer, lb, m, out.r, out.p, out.usage);
+    const __m512i prio = widen_i8(_mm_maskz_loadu_epi8(first_floats(n), layer.shape->priorities.data() + lb.first));
+    out.prio = full ? prio : _mm512_maskz_expand_epi32(m, prio);
+    vf sc[3]{};
     if (layer.scales) load_vec3s(layer.scales + lb.first, n, sc[0], sc[1], sc[2]);
-    for (int c = 0; c < 4; ++c) out.r[c] = expand_f(q[c]);
-    for (int c = 0; c < 3; ++c) out.p[c] = expand_f(v[c]), out.s[c] = expand_f(sc[c]);
+    for (int c = 0; c < 3; ++c) out.s[c] = full ? as_m(sc[c]) : _mm512_maskz_expand_ps(m, as_m(sc[c]));
 }
 }  // namespace
 
@@ -484,24 +493,13 @@ inline void fold_layer_rank(LayerBlockWork& w, int s) {
 inline void fold_layer_in_order(LayerBlockWork& w, int k) {
     const Present& x = w.order[k];
     const BlendLayer& layer = *x.layer;
-    const LayerBlock& lb = *x.lb;
-    const int n = __builtin_popcount(lb.mask);
-    const bool full = x.m == 0xFFFF;
     RankSource src;
     src.lanes = x.m;
     if (w.P > PoseBlender::kSlots) {
         src.lanes = static_cast<__mmask16>(src.lanes & _mm512_cmplt_epi32_mask(w.seen, _mm512_set1_epi32(PoseBlender::kSlots)));
         w.seen = _mm512_mask_add_epi32(w.seen, x.m, w.seen, _mm512_set1_epi32(1));
     }
-    const auto expand_f = [&](vf v) { return full ? as_m(v) : _mm512_maskz_expand_ps(x.m, as_m(v)); };
-    vf q[4]{}, v[3]{};
-    if (layer.rotations) load_quats(layer.rotations + lb.first, n, q[0], q[1], q[2], q[3]);
-    if (layer.positions) load_vec3s(layer.positions + lb.first, n, v[0], v[1], v[2]);
-    for (int c = 0; c < 4; ++c) src.r[c] = expand_f(q[c]);
-    for (int c = 0; c < 3; ++c) src.p[c] = expand_f(v[c]);
-    const std::int32_t usage_bits = (layer.rotations ? kUsageRot : 0) | (layer.positions ? kUsagePos : 0);
-    const __m512i u = widen_u8(_mm_maskz_loadu_epi8(first_floats(n), layer.shape->usages.data() + lb.first));
-    src.u = _mm512_and_si512(full ? u : _mm512_maskz_expand_epi32(x.m, u), _mm512_set1_epi32(usage_bits));
+    load_layer_block(layer, *x.lb, x.m, src.r, src.p, src.u);
     src.w = _mm512_set1_ps(layer.weight);
     if (src.lanes) fold_state(w.b, src);
 }
