@@ -115,10 +115,13 @@ BindPoseCache::Entry* BindPoseCache::writable(Entry* held, const void* model, in
     e->positions.resize(vertices);
     e->normals.resize(vertices);
     e->users = 1;
+    Entry* made = e.get();
     entries_.push_back(std::move(e));
     free_.reserve(entries_.size());
     index_.reserve(entries_.size());
-    return entries_.back().get();
+    // The entry's index node, made now: publishing it later allocates nothing.
+    made->node = index_.extract(index_.emplace(0, made));
+    return made;
 }
 
 BindPoseCache::Entry* BindPoseCache::settle(Entry* own) {
@@ -154,12 +157,8 @@ BindPoseCache::Entry* BindPoseCache::settle(Entry* own) {
     std::lock_guard lock(mutex_);
     ++misses_;
     own->hash = h;
-    if (own->node.empty()) {
-        index_.emplace(h, own);
-    } else {
-        own->node.key() = h;
-        index_.insert(std::move(own->node));
-    }
+    own->node.key() = h;
+    index_.insert(std::move(own->node));
     own->indexed = true;
     return own;
 }

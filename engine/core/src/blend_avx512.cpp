@@ -36,9 +36,10 @@ inline void load_layer_block(const BlendLayer& layer, const LayerBlock& lb, __mm
                                     (layer.scales ? kUsageScale : 0);
     const __m512i u = widen_u8(_mm_maskz_loadu_epi8(first_floats(n), layer.shape->usages.data() + lb.first));
     usage = _mm512_and_si512(full ? u : _mm512_maskz_expand_epi32(m, u), _mm512_set1_epi32(usage_bits));
+    // Components no track of the block uses stay zero (their usage bit is clear on every lane).
     vf q[4]{}, v[3]{};
-    if (layer.rotations) load_quats(layer.rotations + lb.first, n, q[0], q[1], q[2], q[3]);
-    if (layer.positions) load_vec3s(layer.positions + lb.first, n, v[0], v[1], v[2]);
+    if (layer.rotations && (lb.usage & kUsageRot)) load_quats(layer.rotations + lb.first, n, q[0], q[1], q[2], q[3]);
+    if (layer.positions && (lb.usage & kUsagePos)) load_vec3s(layer.positions + lb.first, n, v[0], v[1], v[2]);
     for (int c = 0; c < 4; ++c) r[c] = expand_f(q[c]);
     for (int c = 0; c < 3; ++c) p[c] = expand_f(v[c]);
 }

@@ -340,11 +340,15 @@ void expect_layers_equal_single_states() {
             // them: past the six slots).
             const bool uniform = round % 10 == 5 || rng() % 2 == 0;
             const auto prio = static_cast<std::int8_t>(rng() % 7);
+            // Some layers have rotation tracks only, some positions only (whole blocks without
+            // the other component), the rest a random usage per track.
+            const auto usage_kind = static_cast<unsigned>(rng() % 6);
             for (std::int16_t j = 0; j < kJoints + 12; ++j) {
                 if (rng() % density != 0) continue;
                 joints.push_back(j);
                 prios.push_back(uniform ? prio : static_cast<std::int8_t>(rng() % 7));
-                usages.push_back(static_cast<std::uint8_t>((1 + rng() % 3) | (rng() % 6 == 0 ? kUsageScale : 0)));
+                const auto base = static_cast<unsigned>(usage_kind == 0 ? 2u : usage_kind == 1 ? 1u : 1 + rng() % 3);  // kUsageRot, kUsagePos
+                usages.push_back(static_cast<std::uint8_t>(base | (rng() % 6 == 0 ? kUsageScale : 0)));
             }
             ASSERT_TRUE(shapes[l].build(joints, prios, usages));
             for (std::size_t k = 0; k < joints.size(); ++k) {

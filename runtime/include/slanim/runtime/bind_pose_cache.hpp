@@ -73,7 +73,9 @@ public:
         int users = 0;                ///< avatar meshes holding the entry
         bool indexed = false;         ///< findable by settle() (content final)
         std::size_t free_slot = 0;    ///< position in free_ while users == 0
-        std::unordered_multimap<std::uint64_t, Entry*>::node_type node;  ///< kept to re-index without allocating
+        /// The entry's index node while it is out of the index (made with the entry, so that
+        /// publishing it never allocates).
+        std::unordered_multimap<std::uint64_t, Entry*>::node_type node;
     };
 
 private:
