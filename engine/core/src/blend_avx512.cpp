@@ -317,11 +317,19 @@ inline void finish_block(const KBlock& b, Quat* r, Vec3* p) {
     const __m512 one = _mm512_set1_ps(1.f), zero = _mm512_setzero_ps();
     const __mmask16 blended = _mm512_test_epi32_mask(b.count, b.count);
     const __m512 rx = b.r[0], ry = b.r[1], rz = b.r[2], rw = b.r[3];
-    const auto mul = [](__m512 x, __m512 y) { return _mm512_mul_ps(x, y); };
-    const __m512 qx = _mm512_sub_ps(_mm512_add_ps(_mm512_add_ps(mul(rw, zero), mul(rx, one)), mul(ry, zero)), mul(rz, zero));
-    const __m512 qy = _mm512_sub_ps(_mm512_add_ps(_mm512_add_ps(mul(rw, zero), mul(ry, one)), mul(rz, zero)), mul(rx, zero));
-    const __m512 qz = _mm512_sub_ps(_mm512_add_ps(_mm512_add_ps(mul(rw, zero), mul(rz, one)), mul(rx, zero)), mul(ry, zero));
-    const __m512 qw = _mm512_sub_ps(_mm512_sub_ps(_mm512_sub_ps(mul(rw, one), mul(rx, zero)), mul(ry, zero)), mul(rz, zero));
+    __m512 qx = rx, qy = ry, qz = rz, qw = rw;
+    // With every component finite and not −0 the product is the quaternion itself, bit for
+    // bit (c·1 = c, the other terms ±0, c ± 0 = c for c ≠ 0, and +0 ± 0 stays +0); −0 (which
+    // can turn into +0), infinities and NaNs take the operations.
+    constexpr int kSpecial = 0x01 | 0x04 | 0x08 | 0x10 | 0x80;  // QNaN, −0, ±inf, SNaN
+    if (_mm512_fpclass_ps_mask(rx, kSpecial) | _mm512_fpclass_ps_mask(ry, kSpecial) | _mm512_fpclass_ps_mask(rz, kSpecial) |
+        _mm512_fpclass_ps_mask(rw, kSpecial)) {
+        const auto mul = [](__m512 x, __m512 y) { return _mm512_mul_ps(x, y); };
+        qx = _mm512_sub_ps(_mm512_add_ps(_mm512_add_ps(mul(rw, zero), mul(rx, one)), mul(ry, zero)), mul(rz, zero));
+        qy = _mm512_sub_ps(_mm512_add_ps(_mm512_add_ps(mul(rw, zero), mul(ry, one)), mul(rz, zero)), mul(rx, zero));
+        qz = _mm512_sub_ps(_mm512_add_ps(_mm512_add_ps(mul(rw, zero), mul(rz, one)), mul(rx, zero)), mul(ry, zero));
+        qw = _mm512_sub_ps(_mm512_sub_ps(_mm512_sub_ps(mul(rw, one), mul(rx, zero)), mul(ry, zero)), mul(rz, zero));
+    }
     BlockPose out;
     out.rx = as_vf(_mm512_mask_blend_ps(blended, b.in_r[0], qx));
     out.ry = as_vf(_mm512_mask_blend_ps(blended, b.in_r[1], qy));
