@@ -184,6 +184,24 @@ struct ReferenceBlender {
 }  // namespace
 
 namespace {
+/// Runs `check` once per fold ISA this CPU and build have (scalar, SSE2, AVX-512), restoring the
+/// process's ISA afterwards; fails when none ran.
+template <class Check>
+void for_each_blend_isa(Check&& check) {
+    const BlendIsa before = blend_isa();
+    int runs = 0;
+    for (const BlendIsa isa : {BlendIsa::Scalar, BlendIsa::Sse2, BlendIsa::Avx512}) {
+        if (!set_blend_isa(isa)) continue;  // not this CPU or build
+        SCOPED_TRACE(static_cast<int>(isa));
+        ++runs;
+        check();
+    }
+    set_blend_isa(before);
+    EXPECT_GE(runs, 1);
+}
+}  // namespace
+
+namespace {
 void expect_bit_identical_to_the_reference();
 
 // Every joint of a blended pose (p1, r1, s1) bit for bit equal to the reference blender's
@@ -203,16 +221,7 @@ void expect_reference_pose(const ReferenceBlender& ref, const std::vector<Vec3>&
 }
 
 TEST(Blend, VectorFoldIsBitIdenticalToTheScalarViewerCode) {
-    const BlendIsa before = blend_isa();
-    int runs = 0;
-    for (const BlendIsa isa : {BlendIsa::Scalar, BlendIsa::Sse2, BlendIsa::Avx512}) {
-        if (!set_blend_isa(isa)) continue;  // not this CPU or build
-        SCOPED_TRACE(static_cast<int>(isa));
-        ++runs;
-        expect_bit_identical_to_the_reference();
-    }
-    set_blend_isa(before);
-    EXPECT_GE(runs, 1);
+    for_each_blend_isa(expect_bit_identical_to_the_reference);
 }
 
 namespace {
@@ -450,16 +459,7 @@ void expect_layers_equal_single_states() {
 }  // namespace
 
 TEST(Blend, LayersBlendLikeTheirStatesOfferedOneByOne) {
-    const BlendIsa before = blend_isa();
-    int runs = 0;
-    for (const BlendIsa isa : {BlendIsa::Scalar, BlendIsa::Sse2, BlendIsa::Avx512}) {
-        if (!set_blend_isa(isa)) continue;
-        SCOPED_TRACE(static_cast<int>(isa));
-        ++runs;
-        expect_layers_equal_single_states();
-    }
-    set_blend_isa(before);
-    EXPECT_GE(runs, 1);
+    for_each_blend_isa(expect_layers_equal_single_states);
 }
 
 namespace {
@@ -536,13 +536,7 @@ void expect_near_unit_blends_like_the_viewer() {
 }  // namespace
 
 TEST(Blend, NearUnitQuaternionsKeepTheViewersNormalisation) {
-    const BlendIsa before = blend_isa();
-    for (const BlendIsa isa : {BlendIsa::Scalar, BlendIsa::Sse2, BlendIsa::Avx512}) {
-        if (!set_blend_isa(isa)) continue;
-        SCOPED_TRACE(static_cast<int>(isa));
-        expect_near_unit_blends_like_the_viewer();
-    }
-    set_blend_isa(before);
+    for_each_blend_isa(expect_near_unit_blends_like_the_viewer);
 }
 
 namespace {
@@ -587,11 +581,5 @@ void expect_special_components_like_the_viewer() {
 }  // namespace
 
 TEST(Blend, SignedZerosAndInfinitiesKeepTheViewersBits) {
-    const BlendIsa before = blend_isa();
-    for (const BlendIsa isa : {BlendIsa::Scalar, BlendIsa::Sse2, BlendIsa::Avx512}) {
-        if (!set_blend_isa(isa)) continue;
-        SCOPED_TRACE(static_cast<int>(isa));
-        expect_special_components_like_the_viewer();
-    }
-    set_blend_isa(before);
+    for_each_blend_isa(expect_special_components_like_the_viewer);
 }
