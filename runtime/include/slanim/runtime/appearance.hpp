@@ -167,9 +167,12 @@ struct AppearanceOptions {
     bool streaming_stores = true;
     /// Where the morphed bind poses live (slanim/runtime/bind_pose_cache.hpp). Give the avatars
     /// of a crowd one cache and those whose meshes morph to the same bits (same shape, same hand
-    /// pose) skin from one shared copy: half the skin phase's memory traffic and 48 B less per
-    /// vertex each, at the cost of hashing a mesh once it stops changing. Null (the default):
-    /// the appearance keeps its bind poses to itself and hashes nothing. Same results either way.
+    /// pose) skin from one shared copy: each reads the bind pose (24 B per vertex) from a copy
+    /// that stays in cache and writes only its output, half the skin phase's memory traffic,
+    /// and holds no bind pose of its own; the cost is hashing a mesh once after it stops
+    /// changing. Null (the default): the appearance keeps its bind poses to itself and hashes
+    /// nothing. Same results either way. The cache may be shared by appearances of different
+    /// models (entries never mix models) and by avatars of different worlds.
     std::shared_ptr<BindPoseCache> bind_poses{};
 };
 
@@ -183,10 +186,12 @@ struct SkinnedMesh {
     SoaVec3Buffer positions, normals;  ///< skinned output, avatar-root frame
     /// The morphed bind pose the last skin phase read (metres, unit normals, avatar frame): the
     /// mesh's MeshBuffers as of its last change, possibly a copy shared with other avatars
-    /// (AppearanceOptions::bind_poses). Empty before the first skin phase and without skinning.
+    /// (AppearanceOptions::bind_poses). Zeros before the first skin phase; empty for an
+    /// appearance created without skinning (AppearanceOptions::skin false).
     [[nodiscard]] SoaVec3In bind_positions() const { return bind ? bind->positions.in() : SoaVec3In{}; }
     [[nodiscard]] SoaVec3In bind_normals() const { return bind ? bind->normals.in() : SoaVec3In{}; }
-    /// The entry holding the bind pose (owned by the appearance's BindPoseCache).
+    /// The entry holding the bind pose (owned by the appearance's BindPoseCache; read-only for
+    /// hosts: the skin phase exchanges it).
     BindPoseCache::Entry* bind = nullptr;
     std::uint64_t seen_revision = ~std::uint64_t{0};
     bool settled = false;  ///< the bind pose has been looked up since its last change
