@@ -110,10 +110,11 @@ bool LayerShape::build(std::span<const std::int16_t> j, std::span<const std::int
     for (std::size_t k = 0; k < joints.size(); ++k) {
         const auto block = static_cast<std::uint16_t>(joints[k] / 16);
         if (blocks.empty() || blocks.back().block != block)
-            blocks.push_back({block, 0, static_cast<std::uint16_t>(k), priorities[k], 0});
+            blocks.push_back({block, 0, static_cast<std::uint16_t>(k), priorities[k], 0, usages[k]});
         LayerBlock& b = blocks.back();
         b.mask = static_cast<std::uint16_t>(b.mask | (1u << (joints[k] % 16)));
         b.usage = static_cast<std::uint8_t>(b.usage | usages[k]);
+        b.usage_all = static_cast<std::uint8_t>(b.usage_all & usages[k]);
         if (b.priority != priorities[k]) b.priority = -1;
     }
     return true;

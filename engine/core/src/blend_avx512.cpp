@@ -300,10 +300,14 @@ inline void fold_slot_k(const FoldArgs& a, KBlock& b, int s) {
 }
 
 // Starts a block's running blend from its pose (lanes [0, lanes); `count` set by the caller).
-inline void start_block(KBlock& b, const Quat* r, const Vec3* p) {
-    vf q[4], v[3];
-    load_quats(r, b.lanes, q[0], q[1], q[2], q[3]);
-    load_vec3s(p, b.lanes, v[0], v[1], v[2]);
+// With `read_pose` false the caller knows that every lane gets a first rotation and position
+// from its states, so the pose's values cannot reach the output: it is not read (zeros).
+inline void start_block(KBlock& b, const Quat* r, const Vec3* p, bool read_pose = true) {
+    vf q[4]{}, v[3]{};
+    if (read_pose) {
+        load_quats(r, b.lanes, q[0], q[1], q[2], q[3]);
+        load_vec3s(p, b.lanes, v[0], v[1], v[2]);
+    }
     for (int k = 0; k < 4; ++k) b.r[k] = b.in_r[k] = as_m(q[k]);
     for (int k = 0; k < 3; ++k) b.p[k] = b.in_p[k] = as_m(v[k]);
     b.sum_pos = b.sum_rot = _mm512_setzero_ps();
@@ -418,6 +422,7 @@ bool prepare_layer_block(const LayerFoldArgs& a, std::size_t j0, std::size_t* cu
     int P = 0;
     __mmask16 any = 0;
     bool uniform = true;
+    bool covered = false;  // a live layer gives every lane a rotation and a position
     for (int k = 0; k < a.count; ++k) {
         const BlendLayer& layer = a.layers[k];
         const LayerShape& shape = *layer.shape;
@@ -430,6 +435,8 @@ bool prepare_layer_block(const LayerFoldArgs& a, std::size_t j0, std::size_t* cu
         w.order[P++] = {&layer, &lb, m};
         any = static_cast<__mmask16>(any | m);
         uniform = uniform && lb.priority >= 0;
+        covered = covered || (m == lane_mask && !(layer.weight == 0.f) && layer.rotations && layer.positions &&
+                              (lb.usage_all & (kUsageRot | kUsagePos)) == (kUsageRot | kUsagePos));
     }
     w.P = P;
     if (P == 0) return false;
@@ -468,7 +475,8 @@ bool prepare_layer_block(const LayerFoldArgs& a, std::size_t j0, std::size_t* cu
     w.b.lanes = lanes;
     w.b.count = _mm512_maskz_mov_epi32(any, one_i);  // blended lanes (finish_block)
     w.b.nmax = uniform ? P : P < PoseBlender::kSlots ? P : PoseBlender::kSlots;
-    start_block(w.b, a.rotations + j0, a.positions + j0);
+    // (With more than six layers the covering one could fall past the sixth slot on a lane.)
+    start_block(w.b, a.rotations + j0, a.positions + j0, !(covered && P <= PoseBlender::kSlots));
     return true;
 }
 

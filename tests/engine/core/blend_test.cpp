@@ -357,7 +357,8 @@ void expect_layers_equal_single_states() {
                 if (rng() % density != 0) continue;
                 joints.push_back(j);
                 prios.push_back(uniform ? prio : static_cast<std::int8_t>(rng() % 7));
-                const auto base = static_cast<unsigned>(usage_kind == 0 ? 2u : usage_kind == 1 ? 1u : 1 + rng() % 3);  // kUsageRot, kUsagePos
+                // kUsageRot only, kUsagePos only, both (a dense such layer covers whole blocks).
+                const auto base = static_cast<unsigned>(usage_kind == 0 ? 2u : usage_kind == 1 ? 1u : usage_kind == 2 ? 3u : 1 + rng() % 3);
                 usages.push_back(static_cast<std::uint8_t>(base | (rng() % 6 == 0 ? kUsageScale : 0)));
             }
             ASSERT_TRUE(shapes[l].build(joints, prios, usages));
@@ -582,4 +583,51 @@ void expect_special_components_like_the_viewer() {
 
 TEST(Blend, SignedZerosAndInfinitiesKeepTheViewersBits) {
     for_each_blend_isa(expect_special_components_like_the_viewer);
+}
+
+namespace {
+// Six weightless layers ahead of a layer that covers every joint with rotations and positions:
+// the covering layer falls past the sixth slot, nothing is blended, and every joint keeps the
+// pose it had (through the fold's ending, as the viewer's code).
+void expect_a_dropped_covering_layer_to_leave_the_pose() {
+    constexpr int kJoints = 20;
+    std::vector<std::int16_t> joints(kJoints);
+    for (int j = 0; j < kJoints; ++j) joints[static_cast<std::size_t>(j)] = static_cast<std::int16_t>(j);
+    const std::vector<std::uint8_t> usages(kJoints, kUsageRot | kUsagePos);
+    LayerShape ahead, cover;
+    ASSERT_TRUE(ahead.build(joints, std::vector<std::int8_t>(kJoints, 5), usages));
+    ASSERT_TRUE(cover.build(joints, std::vector<std::int8_t>(kJoints, 1), usages));
+    const std::vector<Quat> rots(kJoints, ll_normalize(Quat{0.2f, 0.1f, -0.3f, 0.9f}));
+    const std::vector<Vec3> pos(kJoints, Vec3{0.5f, 0.25f, -0.125f});
+    PoseBlender b;
+    b.resize(kJoints);
+    ReferenceBlender ref(kJoints);
+    std::vector<JointStateRef> refs;
+    refs.reserve(7 * kJoints);
+    for (int l = 0; l < 7; ++l) {
+        const bool covering = l == 6;
+        b.add_layer(BlendLayer{covering ? &cover : &ahead, rots.data(), pos.data(), nullptr, covering ? 1.f : 0.f, false});
+        for (int j = 0; j < kJoints; ++j) {
+            JointStateRef st;
+            st.rotation = &rots[static_cast<std::size_t>(j)], st.position = &pos[static_cast<std::size_t>(j)];
+            st.weight = covering ? 1.f : 0.f, st.priority = covering ? 1 : 5, st.usage = kUsageRot | kUsagePos;
+            refs.push_back(st);
+            ref.add(j, &refs.back());
+        }
+    }
+    std::vector<Vec3> p0(kJoints), s0(kJoints, Vec3{1.f, 1.f, 1.f});
+    std::vector<Quat> r0(kJoints);
+    for (int j = 0; j < kJoints; ++j) {
+        p0[static_cast<std::size_t>(j)] = {0.01f * static_cast<float>(j), 1.f, 2.f};
+        r0[static_cast<std::size_t>(j)] = ll_normalize(Quat{0.1f, 0.01f * static_cast<float>(j), 0.3f, 0.8f});
+    }
+    std::vector<Vec3> p1 = p0, s1 = s0;
+    std::vector<Quat> r1 = r0;
+    b.blend_and_apply({p1, r1, s1});
+    expect_reference_pose(ref, p0, r0, s0, p1, r1, s1, 0);
+}
+}  // namespace
+
+TEST(Blend, ACoveringLayerPastTheSixthSlotLeavesThePose) {
+    for_each_blend_isa(expect_a_dropped_covering_layer_to_leave_the_pose);
 }

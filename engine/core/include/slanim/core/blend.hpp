@@ -51,13 +51,15 @@ BlendIsa blend_isa();
 /// when they all have the same one (a motion's usual case), −1 when they differ: blocks where
 /// every layer has one priority are folded layer by layer in slot order, without per-joint
 /// ranking (PoseBlender). `usage` is the union of their usages (a block of rotation-only tracks
-/// reads no positions).
+/// reads no positions), `usage_all` the intersection (a layer whose tracks cover the block with
+/// rotations and positions replaces the pose there: the pose need not be read).
 struct LayerBlock {
     std::uint16_t block = 0;
     std::uint16_t mask = 0;
     std::uint16_t first = 0;
     std::int8_t priority = -1;
     std::uint8_t usage = 0;
+    std::uint8_t usage_all = 0;
 };
 
 /// What does not change from frame to frame in a layer of joint states (one motion's tracks):
