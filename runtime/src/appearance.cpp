@@ -260,8 +260,7 @@ Appearance::Appearance(std::shared_ptr<const AppearanceModel> model, const Appea
       hand_(*model),
       emotes_(*model),
       options_(options),
-      bind_poses_(options.bind_poses ? options.bind_poses : std::make_shared<BindPoseCache>()),
-      share_bind_poses_(options.bind_poses != nullptr) {}
+      bind_poses_(options.bind_poses ? options.bind_poses : std::make_shared<BindPoseCache>()) {}
 
 Appearance::~Appearance() {
     for (SkinnedMesh& sm : skinned_) bind_poses_->release(sm.bind);
@@ -409,7 +408,7 @@ void Appearance::skin(const ModelPose& model_pose, const LocalPose& local) {
             aos_to_soa(mb.coords, sm.bind->positions.out());
             aos_to_soa(mb.normals, sm.bind->normals.out());
             sm.seen_revision = mb.revision;
-            sm.settled = !share_bind_poses_;
+            sm.settled = !options_.bind_poses;  // a cache of our own: nothing to look up
         } else if (!sm.settled) {
             // Unchanged for a frame: share an equal bind pose, or offer ours.
             sm.bind = bind_poses_->settle(sm.bind);

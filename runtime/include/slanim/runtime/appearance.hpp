@@ -256,7 +256,6 @@ private:
     AppearanceOptions options_;
     std::vector<SkinnedMesh> skinned_;
     std::shared_ptr<BindPoseCache> bind_poses_;  // the options' cache, or one of our own
-    bool share_bind_poses_ = false;              // the options gave a cache
     VisualParamUpdateStats stats_;
     std::vector<std::uint8_t> touched_;  // per skeleton joint, see touched_joints()
     ParamIndex blink_left_ = kNoParam, blink_right_ = kNoParam;

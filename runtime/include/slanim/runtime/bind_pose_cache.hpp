@@ -63,8 +63,10 @@ public:
     /// thread-safe, but frees memory: not something for the step).
     std::size_t trim();
 
-    /// One bind pose: SoA positions and normals of one mesh of one model. Hosts read it through
-    /// SkinnedMesh::bind_positions()/bind_normals(); the fields are the cache's bookkeeping.
+    /// One bind pose: SoA positions (metres) and unit normals of one mesh of one model, in the
+    /// avatar frame (SL axes: X forward, Y left, Z up), as the morph phase left them
+    /// (MeshBuffers). Hosts read it through SkinnedMesh::bind_positions()/bind_normals(); the
+    /// other fields are the cache's bookkeeping.
     struct Entry {
         const void* model = nullptr;  ///< the AppearanceModel the mesh belongs to
         int mesh = -1;                ///< index in the model's meshes
