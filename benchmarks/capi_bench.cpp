@@ -54,7 +54,8 @@ struct CWorld {
 };
 
 struct CppWorld {
-    slanim::World world{slanim::WorldOptions{1, 8}};
+    std::unique_ptr<slanim::World> world_owner = slanim::World::create(slanim::WorldOptions{1, 8}).value();
+    slanim::World& world = *world_owner;
     std::vector<slanim::Entity> avatars;
     bool ok = false;
     CppWorld() {

@@ -47,6 +47,8 @@
 #include "slanim/runtime/appearance.hpp"
 #include "slanim/runtime/crowd.hpp"
 #include "slanim/runtime/world.hpp"
+#include "slanim/runtime/appearance_feature.hpp"
+#include "slanim/runtime/procedural_feature.hpp"
 #include "viewer_baseline.hpp"
 
 namespace {
@@ -138,7 +140,7 @@ bool add_appearances(benchmark::State& state, World& w, const std::vector<Entity
             state.SkipWithError("no 'Body Fat' visual param in the character");
             return false;
         }
-        w.set_appearance(ents[k], std::shared_ptr<Appearance>(std::move(*a)));
+        AppearanceFeature::of(w).set(ents[k], std::shared_ptr<Appearance>(std::move(*a)));
     }
     return true;
 }
@@ -148,7 +150,8 @@ void bm_crowd(benchmark::State& state) {
     const int threads = static_cast<int>(state.range(1));
     const int skin = static_cast<int>(state.range(2));
     const Mix& m = mix();
-    World w(WorldOptions{threads, 8});
+    auto w_owner = World::create(WorldOptions{threads, 8}).value();
+    World& w = *w_owner;
     const auto ents = populate_crowd(w, m.skeleton, m.clips, n);
     if (skin && !add_appearances(state, w, ents, skin)) return;
     for (int f = 0; f < 60; ++f) w.step(kStep);  // past every ease-in
@@ -159,13 +162,14 @@ void bm_crowd_procedural(benchmark::State& state) {
     const int n = static_cast<int>(state.range(0));
     const bool procedural = state.range(1) != 0;
     const Mix& m = mix();
-    World w(WorldOptions{1, 8});
+    auto w_owner = World::create(WorldOptions{1, 8}).value();
+    World& w = *w_owner;
     const auto ents = populate_crowd(w, m.skeleton, m.clips, n);
     if (procedural)
         for (std::size_t k = 0; k < ents.size(); ++k) {
-            w.set_procedural_motions(ents[k], ProceduralSet::all());
+            ProceduralFeature::of(w).set_motions(ents[k], ProceduralSet::all());
             const float a = static_cast<float>(k) * 0.37f;
-            w.set_look_at(ents[k], Vec3{2.f * std::cos(a), 2.f * std::sin(a), 1.4f});
+            ProceduralFeature::of(w).set_look_at(ents[k], Vec3{2.f * std::cos(a), 2.f * std::sin(a), 1.4f});
         }
     for (int f = 0; f < 90; ++f) w.step(kStep);  // past every ease-in
     measure_steps(state, w, n, m.label);
@@ -196,7 +200,8 @@ void bm_crowd_phases(benchmark::State& state) {
     const int n = static_cast<int>(state.range(0));
     const Mix& m = mix();
     const int skin = static_cast<int>(state.range(2));
-    World w(WorldOptions{static_cast<int>(state.range(1)), 8});
+    auto w_owner = World::create(WorldOptions{static_cast<int>(state.range(1)), 8}).value();
+    World& w = *w_owner;
     const auto ents = populate_crowd(w, m.skeleton, m.clips, n);
     if (skin && !add_appearances(state, w, ents, skin)) return;
     for (int f = 0; f < 60; ++f) w.step(kStep);

@@ -32,7 +32,7 @@ struct Xform {
 /// so the walk to the root ends and the path fits. clear() after the pose changed.
 class WorldCache {
 public:
-    WorldCache(const Skeleton& s, const LocalPoseView& pose) : s_(s), pose_(pose) {}
+    WorldCache(const Skeleton& s, const LocalPose& pose) : s_(s), pose_(pose) {}
     /// Forgets `joint` and every known descendant (their pose changed: a solve rewrote the
     /// chain from `joint` down); ancestors and other branches stay known.
     void forget_below(int joint) {
@@ -70,7 +70,7 @@ private:
         return (known_[static_cast<std::size_t>(j) / 64] >> (j % 64)) & 1u;
     }
     const Skeleton& s_;
-    const LocalPoseView& pose_;
+    const LocalPose& pose_;
     std::array<Xform, kMaxAnimatedJoints> x_;
     std::array<std::uint64_t, (kMaxAnimatedJoints + 63) / 64> known_{};
     std::array<int, kMaxAnimatedJoints> list_;  // the known joints, count_ of them
@@ -79,7 +79,7 @@ private:
 
 /// `getVolumePos(volume, offset)`: (offset ∘ volume scale) rotated by the volume's world
 /// rotation, plus its world position.
-Vec3 volume_point(WorldCache& wc, const LocalPoseView& pose, int volume, Vec3 offset) {
+Vec3 volume_point(WorldCache& wc, const LocalPose& pose, int volume, Vec3 offset) {
     const Xform v = wc.get(volume);
     return rotate(scaled(offset, pose.scales[volume]), v.rot) + v.pos;
 }
@@ -87,7 +87,7 @@ Vec3 volume_point(WorldCache& wc, const LocalPoseView& pose, int volume, Vec3 of
 int parent_or_self(const Skeleton& s, int j) { return s.parent(j) >= 0 ? s.parent(j) : j; }
 
 /// `initializeConstraint` on `pose`.
-void initialize(const Skeleton& s, WorldCache& wc, const ConstraintDef& c, const LocalPoseView& pose,
+void initialize(const Skeleton& s, WorldCache& wc, const ConstraintDef& c, const LocalPose& pose,
                 ConstraintState& st) {
     const int L = c.chain_length;
     const Vec3 source = volume_point(wc, pose, c.source_volume, c.source_offset);
@@ -110,7 +110,7 @@ void initialize(const Skeleton& s, WorldCache& wc, const ConstraintDef& c, const
 }
 
 /// `activateConstraint`.
-void activate(const Skeleton& s, WorldCache& wc, const ConstraintDef& c, const LocalPoseView& pose,
+void activate(const Skeleton& s, WorldCache& wc, const ConstraintDef& c, const LocalPose& pose,
               const GroundPlane& ground, ConstraintState& st) {
     st.active = true;
     if (c.ground) {

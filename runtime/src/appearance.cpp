@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // LLHandMotion (spec §5), LLEmote (§6.4), the morph and skin phases.
 #include "slanim/runtime/appearance.hpp"
+#include "job_check.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -372,11 +373,11 @@ bool Appearance::morph(const MotionController& controller, LocalPose& local) {
     }
     VisualParamUpdateJob job;
     job.state = &state_;
-    job.pose = local.view();
+    job.pose = local;
     job.stats = &stats_;
     if (state_.dirty()) std::fill(touched_.begin(), touched_.end(), std::uint8_t{0});
     job.touched = touched_;
-    job.run();
+    detail::require_ran(job.run(), "VisualParamUpdateJob (an appearance's params)");
     return stats_.skeletal_applied > 0;
 }
 
@@ -420,7 +421,7 @@ void Appearance::skin(const ModelPose& model_pose, const LocalPose& local) {
         mj.model_rotations = model_pose.rotations;
         mj.local_scales = local.scales;
         mj.matrices = sm.matrices;
-        mj.run();
+        detail::require_ran(mj.run(), "SlSkinMatricesJob (an appearance's mesh)");
         SlSkinningJob job;
         job.matrices = sm.matrices;
         const AppearanceMesh& mesh = model().meshes()[sm.mesh];
@@ -432,35 +433,8 @@ void Appearance::skin(const ModelPose& model_pose, const LocalPose& local) {
         job.out_normals = sm.normals.out();
         job.isa = options_.isa;
         job.streaming_stores = options_.streaming_stores;
-        job.run();
+        detail::require_ran(job.run(), "SlSkinningJob (an appearance's mesh)");
     }
 }
-
-namespace detail {
-
-void add_appearance_systems(World& world) {
-    using namespace component;
-    // Per avatar: an Appearance belongs to one avatar, so avatars morph and skin in parallel.
-    world.add_system({Phase::Morph, "appearance_morph", {kController, kAppearance},
-                      {kAppearance, kLocalPose, kModelPose}, {},
-                      [](World& w, std::size_t i, float, WorkerScratch&) {
-                          Appearance* a = w.appearance_at(i);
-                          if (!a) return;
-                          // Skeletal params moved joints: an active attachment override replaces
-                          // what they wrote (LLPolySkeletalDistortion::apply), then the model pose.
-                          if (a->morph(w.controller_at(i), w.local_pose_at(i))) {
-                              w.apply_attachment_overrides_at(i, a->touched_joints());
-                              w.update_model_pose_at(i);
-                          }
-                      }});
-    world.add_system({Phase::Skin, "appearance_skin", {kModelPose, kLocalPose, kAppearance},
-                      {kAppearance}, {},
-                      [](World& w, std::size_t i, float, WorkerScratch&) {
-                          Appearance* a = w.appearance_at(i);
-                          if (a && a->options().skin) a->skin(w.model_pose_at(i), w.local_pose_at(i));
-                      }});
-}
-
-}  // namespace detail
 
 }  // namespace slanim

@@ -9,45 +9,75 @@
 
 #include "attachment_state.hpp"
 #include "slanim/runtime/appearance.hpp"
+#include "slanim/runtime/appearance_feature.hpp"
+#include "slanim/runtime/lod_feature.hpp"
 #include "slanim/runtime/world.hpp"
 
 namespace slanim {
 
-const char* override_status_name(OverrideStatus s) {
-    switch (s) {
-        case OverrideStatus::Ok: return "ok";
-        case OverrideStatus::InvalidEntity: return "invalid entity";
-        case OverrideStatus::NullMesh: return "null mesh id";
-        case OverrideStatus::InvalidJoint: return "joint index out of range";
-        case OverrideStatus::NonFinite: return "non-finite value";
-        case OverrideStatus::AlreadyActive: return "mesh overrides already applied";
-        case OverrideStatus::NotFound: return "mesh overrides not applied";
-        case OverrideStatus::TooManyMeshes: return "too many meshes on one avatar";
+const char* override_error_name(OverrideError e) {
+    switch (e) {
+        case OverrideError::None: return "ok";
+        case OverrideError::InvalidEntity: return "invalid entity";
+        case OverrideError::NullMesh: return "null mesh id";
+        case OverrideError::InvalidJoint: return "joint index out of range";
+        case OverrideError::NonFinite: return "non-finite value";
+        case OverrideError::AlreadyActive: return "mesh overrides already applied";
+        case OverrideError::NotFound: return "mesh overrides not applied";
+        case OverrideError::TooManyMeshes: return "too many meshes on one avatar";
     }
     return "?";
 }
 
+OverrideError override_error(const Status& s) {
+    return s ? OverrideError::None : static_cast<OverrideError>(s.error().code);
+}
+
 namespace {
 using State = detail::AttachmentState;
-constexpr std::uint32_t kNoDense = 0xFFFFFFFFu;  // World::dense_index of a bad handle
+
+Status fail(OverrideError e) { return Error{override_error_name(e), -1, -1, static_cast<int>(e)}; }
 }  // namespace
+
+// --- the feature's slots ----------------------------------------------------------------------
+
+AttachmentOverrideFeature::AttachmentOverrideFeature(World& world) : world_(world), lod_(&LodFeature::of(world)) {}
+AttachmentOverrideFeature::~AttachmentOverrideFeature() = default;
+
+AttachmentOverrideFeature& AttachmentOverrideFeature::of(World& world) {
+    return static_cast<AttachmentOverrideFeature&>(*world.store(component::kAttachmentOverrides));
+}
+const AttachmentOverrideFeature& AttachmentOverrideFeature::of(const World& world) {
+    return static_cast<const AttachmentOverrideFeature&>(*world.store(component::kAttachmentOverrides));
+}
+
+void AttachmentOverrideFeature::push(World&, std::size_t) { overrides_.emplace_back(); }
+
+void AttachmentOverrideFeature::erase(World&, std::size_t i, std::size_t last) {
+    if (i != last) overrides_[i] = std::move(overrides_[last]);
+    overrides_.pop_back();
+}
+
+std::size_t AttachmentOverrideFeature::bytes() const {
+    std::size_t b = overrides_.size() * sizeof(overrides_[0]);
+    for (const auto& o : overrides_)
+        if (o) b += o->bytes();
+    return b;
+}
 
 // --- writing the local pose -------------------------------------------------------------------
 
-void World::set_joint_position_at(std::size_t i, int joint, Vec3 v) {
-    local_[i].positions[static_cast<std::size_t>(joint)] = v;
+void AttachmentOverrideFeature::set_joint_position_at(std::size_t i, int joint, Vec3 v) {
+    world_.local_pose_at(i).positions[static_cast<std::size_t>(joint)] = v;
     // A reduced-rate avatar moves toward its "to" pose: keep the value there too, so the
     // interpolation does not pull the joint back.
-    if (lod_[i].to_block) {
-        const std::size_t n = local_[i].positions.size();
-        auto* to_pos = reinterpret_cast<Vec3*>(static_cast<Quat*>(lod_[i].to_block) + n);
-        to_pos[joint] = v;
-    }
+    const std::span<Vec3> to = lod_->target_positions_at(i);
+    if (!to.empty()) to[static_cast<std::size_t>(joint)] = v;
 }
 
-void World::set_joint_scale_at(std::size_t i, int joint, Vec3 v) {
-    own_scales_at(i);
-    local_[i].scales[static_cast<std::size_t>(joint)] = v;
+void AttachmentOverrideFeature::set_joint_scale_at(std::size_t i, int joint, Vec3 v) {
+    world_.own_scales_at(i);
+    world_.local_pose_at(i).scales[static_cast<std::size_t>(joint)] = v;
 }
 
 // --- the LLJoint rules ------------------------------------------------------------------------
@@ -100,22 +130,22 @@ bool remove_override(State& s, int joint, std::uint8_t kind, std::uint16_t mesh,
 
 }  // namespace
 
-OverrideStatus World::add_attachment_overrides(Entity e, const Uuid& mesh, const AttachmentOverrides& o) {
-    const std::uint32_t d = dense_index(e);
-    if (d == kNoDense) return OverrideStatus::InvalidEntity;
-    if (mesh.is_null()) return OverrideStatus::NullMesh;
-    const Skeleton& skel = *skeletons_[d];
+Status AttachmentOverrideFeature::add(Entity e, const Uuid& mesh, const AttachmentOverrides& o) {
+    const std::size_t d = world_.index_of(e);
+    if (d == kNoIndex) return fail(OverrideError::InvalidEntity);
+    if (mesh.is_null()) return fail(OverrideError::NullMesh);
+    const Skeleton& skel = world_.skeleton_at(d);
     for (const JointOverride& j : o.joints) {
-        if (j.joint < 0 || j.joint >= skel.num_joints()) return OverrideStatus::InvalidJoint;
+        if (j.joint < 0 || j.joint >= skel.num_joints()) return fail(OverrideError::InvalidJoint);
         if ((j.has_position && !is_finite(j.position)) || (j.has_scale && !is_finite(j.scale)))
-            return OverrideStatus::NonFinite;
+            return fail(OverrideError::NonFinite);
     }
-    if (!std::isfinite(o.pelvis_offset)) return OverrideStatus::NonFinite;
+    if (!std::isfinite(o.pelvis_offset)) return fail(OverrideError::NonFinite);
     std::unique_ptr<State>& st = overrides_[d];
     if (st && std::find(st->meshes.begin(), st->meshes.end(), mesh) != st->meshes.end())
-        return OverrideStatus::AlreadyActive;
+        return fail(OverrideError::AlreadyActive);
     if (!st) st = std::make_unique<State>();
-    if (st->meshes.size() >= State::kMaxMeshes) return OverrideStatus::TooManyMeshes;
+    if (st->meshes.size() >= State::kMaxMeshes) return fail(OverrideError::TooManyMeshes);
     const auto slot = static_cast<std::uint16_t>(st->meshes.size());
     st->meshes.push_back(mesh);
 
@@ -123,16 +153,16 @@ OverrideStatus World::add_attachment_overrides(Entity e, const Uuid& mesh, const
     for (const JointOverride& j : o.joints) {
         if (j.has_position && above_joint_position_threshold(j.position, skel.default_position(j.joint))) {
             if (add_override(*st, j.joint, State::kPosition, slot, j.position,
-                             local_[d].positions[static_cast<std::size_t>(j.joint)], v))
+                             world_.local_pose_at(d).positions[static_cast<std::size_t>(j.joint)], v))
                 set_joint_position_at(d, j.joint, v);
             // mLockScaleIfJointPosition: no threshold, a lock at the default value.
             if (o.lock_scale_if_joint_position &&
                 add_override(*st, j.joint, State::kScale, slot, skel.rest_scales()[static_cast<std::size_t>(j.joint)],
-                             local_[d].scales[static_cast<std::size_t>(j.joint)], v))
+                             world_.local_pose_at(d).scales[static_cast<std::size_t>(j.joint)], v))
                 set_joint_scale_at(d, j.joint, v);
         }
         if (j.has_scale &&
-            add_override(*st, j.joint, State::kScale, slot, j.scale, local_[d].scales[static_cast<std::size_t>(j.joint)], v))
+            add_override(*st, j.joint, State::kScale, slot, j.scale, world_.local_pose_at(d).scales[static_cast<std::size_t>(j.joint)], v))
             set_joint_scale_at(d, j.joint, v);
     }
     if (o.pelvis_offset != 0.f) {  // addPelvisFixup
@@ -142,73 +172,74 @@ OverrideStatus World::add_attachment_overrides(Entity e, const Uuid& mesh, const
     }
     st->entries.shrink_to_fit();  // between steps: keep the books tight
     st->before.shrink_to_fit();
-    update_model_pose_at(d);  // postPelvisSetRecalc: the joint matrices follow at once
-    return OverrideStatus::Ok;
+    world_.update_model_pose_at(d);  // postPelvisSetRecalc: the joint matrices follow at once
+    return {};
 }
 
-OverrideStatus World::remove_attachment_overrides(Entity e, const Uuid& mesh) {
-    const std::uint32_t d = dense_index(e);
-    if (d == kNoDense) return OverrideStatus::InvalidEntity;
-    if (mesh.is_null()) return OverrideStatus::NullMesh;
+Status AttachmentOverrideFeature::remove(Entity e, const Uuid& mesh) {
+    const std::size_t d = world_.index_of(e);
+    if (d == kNoIndex) return fail(OverrideError::InvalidEntity);
+    if (mesh.is_null()) return fail(OverrideError::NullMesh);
     State* st = overrides_[d].get();
-    if (!st) return OverrideStatus::NotFound;
+    if (!st) return fail(OverrideError::NotFound);
     const auto m = std::find(st->meshes.begin(), st->meshes.end(), mesh);
-    if (m == st->meshes.end()) return OverrideStatus::NotFound;
+    if (m == st->meshes.end()) return fail(OverrideError::NotFound);
     const auto slot = static_cast<std::uint16_t>(m - st->meshes.begin());
     // Joint by joint, positions then scales (removeAttachmentOverridesForObject's loop).
-    const int n = skeletons_[d]->num_joints();
+    const int n = world_.skeleton_at(d).num_joints();
     for (int j = 0; j < n; ++j) {
         Vec3 v;
         if (remove_override(*st, j, State::kPosition, slot, v)) set_joint_position_at(d, j, v);
         if (remove_override(*st, j, State::kScale, slot, v)) set_joint_scale_at(d, j, v);
     }
     std::erase_if(st->fixups, [&](const auto& f) { return f.first == mesh; });  // removePelvisFixup
-    set_joint_position_at(d, skeletons_[d]->pelvis(), Vec3{});                    // SL-315
+    set_joint_position_at(d, world_.skeleton_at(d).pelvis(), Vec3{});                    // SL-315
     st->meshes.erase(m);
     for (State::Entry& en : st->entries)
         if (en.mesh > slot) --en.mesh;
-    update_model_pose_at(d);
-    return OverrideStatus::Ok;
+    world_.update_model_pose_at(d);
+    return {};
 }
 
-OverrideStatus World::clear_attachment_overrides(Entity e) {
-    const std::uint32_t d = dense_index(e);
-    if (d == kNoDense) return OverrideStatus::InvalidEntity;
+Status AttachmentOverrideFeature::clear(Entity e) {
+    const std::size_t d = world_.index_of(e);
+    if (d == kNoIndex) return fail(OverrideError::InvalidEntity);
     State* st = overrides_[d].get();
-    if (!st) return OverrideStatus::Ok;
+    if (!st) return {};
     for (const State::Before& b : st->before) {
         if (b.kind == State::kPosition) set_joint_position_at(d, b.joint, b.value);
         else set_joint_scale_at(d, b.joint, b.value);
     }
-    if (!st->fixups.empty()) set_joint_position_at(d, skeletons_[d]->pelvis(), Vec3{});
+    if (!st->fixups.empty()) set_joint_position_at(d, world_.skeleton_at(d).pelvis(), Vec3{});
     overrides_[d].reset();
-    update_model_pose_at(d);
-    return OverrideStatus::Ok;
+    world_.update_model_pose_at(d);
+    return {};
 }
 
-OverrideStatus World::reset_skeleton(Entity e) {
-    const std::uint32_t d = dense_index(e);
-    if (d == kNoDense) return OverrideStatus::InvalidEntity;
-    const Skeleton& skel = *skeletons_[d];
+Status AttachmentOverrideFeature::reset_skeleton(Entity e) {
+    const std::size_t d = world_.index_of(e);
+    if (d == kNoIndex) return fail(OverrideError::InvalidEntity);
+    const Skeleton& skel = world_.skeleton_at(d);
     const auto n = static_cast<std::size_t>(skel.num_joints());
-    LocalPose& lp = local_[d];
-    const Appearance* app = appearance_[d].get();
+    LocalPose& lp = world_.local_pose_at(d);
+    const Appearance* app = AppearanceFeature::of(world_).appearance_at(d);
     // buildSkeleton, then the visual params slammed back (what they have applied so far).
     for (std::size_t j = 0; j < n; ++j) {
         lp.positions[j] = skel.rest_positions()[j];
         lp.rotations[j] = skel.rest_rotations()[j];
         if (app) lp.positions[j] += app->state().joint_position_deltas()[j];
     }
-    if (scale_block_[d]) {
+    if (world_.owns_scales_at(d)) {
         for (std::size_t j = 0; j < n; ++j) {
             lp.scales[j] = skel.rest_scales()[j];
             if (app) lp.scales[j] += app->state().joint_scale_deltas()[j];
         }
     }
-    if (lod_[d].to_block) {  // a reduced-rate avatar's target pose is reset with it
-        auto* q = static_cast<Quat*>(lod_[d].to_block);
-        std::copy(lp.rotations.begin(), lp.rotations.end(), q);
-        std::copy(lp.positions.begin(), lp.positions.end(), reinterpret_cast<Vec3*>(q + n));
+    const LodFeature& lod = *lod_;
+    if (const std::span<Quat> to_rot = lod.target_rotations_at(d); !to_rot.empty()) {
+        // a reduced-rate avatar's target pose is reset with it
+        std::copy(lp.rotations.begin(), lp.rotations.end(), to_rot.begin());
+        std::copy(lp.positions.begin(), lp.positions.end(), lod.target_positions_at(d).begin());
     }
     // clearAttachmentOverrides, then updateAttachmentOverrides re-adds them: each joint's value
     // "before overrides" is the reset value and the active override is applied again.
@@ -221,26 +252,26 @@ OverrideStatus World::reset_skeleton(Entity e) {
             else set_joint_scale_at(d, b.joint, a.value);
         }
     }
-    update_model_pose_at(d);
-    return OverrideStatus::Ok;
+    world_.update_model_pose_at(d);
+    return {};
 }
 
-ActiveOverride World::active_position_override(Entity e, int joint) const {
-    const std::uint32_t d = dense_index(e);
-    if (d == kNoDense || !overrides_[d]) return {};
+ActiveOverride AttachmentOverrideFeature::active_position_override(Entity e, int joint) const {
+    const std::size_t d = world_.index_of(e);
+    if (d == kNoIndex || !overrides_[d]) return {};
     return overrides_[d]->active(joint, State::kPosition);
 }
 
-ActiveOverride World::active_scale_override(Entity e, int joint) const {
-    const std::uint32_t d = dense_index(e);
-    if (d == kNoDense || !overrides_[d]) return {};
+ActiveOverride AttachmentOverrideFeature::active_scale_override(Entity e, int joint) const {
+    const std::size_t d = world_.index_of(e);
+    if (d == kNoIndex || !overrides_[d]) return {};
     return overrides_[d]->active(joint, State::kScale);
 }
 
-ActiveOverride World::pelvis_fixup(Entity e) const {
-    const std::uint32_t d = dense_index(e);
+ActiveOverride AttachmentOverrideFeature::pelvis_fixup(Entity e) const {
+    const std::size_t d = world_.index_of(e);
     ActiveOverride a;
-    if (d == kNoDense || !overrides_[d]) return a;
+    if (d == kNoIndex || !overrides_[d]) return a;
     for (const auto& [mesh, z] : overrides_[d]->fixups) {
         if (!a.found || a.mesh < mesh) {
             a.found = true;
@@ -252,24 +283,24 @@ ActiveOverride World::pelvis_fixup(Entity e) const {
     return a;
 }
 
-std::size_t World::attachment_override_mesh_count(Entity e) const {
-    const std::uint32_t d = dense_index(e);
-    return d == kNoDense || !overrides_[d] ? 0 : overrides_[d]->meshes.size();
+std::size_t AttachmentOverrideFeature::mesh_count(Entity e) const {
+    const std::size_t d = world_.index_of(e);
+    return d == kNoIndex || !overrides_[d] ? 0 : overrides_[d]->meshes.size();
 }
 
-Uuid World::attachment_override_mesh(Entity e, std::size_t k) const {
-    const std::uint32_t d = dense_index(e);
-    if (d == kNoDense || !overrides_[d] || k >= overrides_[d]->meshes.size()) return {};
+Uuid AttachmentOverrideFeature::mesh(Entity e, std::size_t k) const {
+    const std::size_t d = world_.index_of(e);
+    if (d == kNoIndex || !overrides_[d] || k >= overrides_[d]->meshes.size()) return {};
     return overrides_[d]->meshes[k];
 }
 
-BodySize World::body_size(Entity e) const {
-    const std::uint32_t d = dense_index(e);
-    if (d == kNoDense) return {};
-    return compute_body_size(*skeletons_[d], local_[d].positions, local_[d].scales);
+BodySize AttachmentOverrideFeature::body_size(Entity e) const {
+    const std::size_t d = world_.index_of(e);
+    if (d == kNoIndex) return {};
+    return compute_body_size(world_.skeleton_at(d), world_.local_pose_at(d).positions, world_.local_pose_at(d).scales);
 }
 
-void World::apply_attachment_overrides_at(std::size_t i, std::span<const std::uint8_t> touched) {
+void AttachmentOverrideFeature::apply_at(std::size_t i, std::span<const std::uint8_t> touched) {
     const State* st = overrides_[i].get();
     if (!st) return;
     for (const State::Before& b : st->before) {  // one record per (joint, kind) with overrides
@@ -277,7 +308,7 @@ void World::apply_attachment_overrides_at(std::size_t i, std::span<const std::ui
         if (j >= touched.size() || !(touched[j] & (b.kind == State::kPosition ? 1u : 2u))) continue;
         const ActiveOverride a = st->active(b.joint, b.kind);
         if (b.kind == State::kPosition) set_joint_position_at(i, b.joint, a.value);
-        else local_[i].scales[j] = a.value;  // the appearance avatar owns its scales
+        else world_.local_pose_at(i).scales[j] = a.value;  // the appearance avatar owns its scales
     }
 }
 

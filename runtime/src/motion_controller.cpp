@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // LLMotionController / LLMotion / LLKeyframeMotion controller logic (spec §2.2, §2.3, §3).
 #include "slanim/runtime/motion_controller.hpp"
+#include "job_check.hpp"
 
 #include "slanim/core/multiversion.hpp"
 
@@ -412,7 +413,7 @@ void MotionController::sample(BlendScratch& scratch, const PoseInput& pose) {
         job.cursor = &m->cursor;
         job.rotations = std::span<Quat>(scratch.rotations).subspan(offset, n);
         job.positions = std::span<Vec3>(scratch.positions).subspan(offset, n);
-        job.run();
+        detail::require_ran(job.run(), "SamplingJob (a motion's keys)");
         offset += static_cast<std::uint32_t>(n);
     }
 }
@@ -442,7 +443,7 @@ void MotionController::update_custom(MotionInstance& m, const PoseInput& pose) {
     if (!alive && (!m.stopped || m.stop_time > anim_time_)) stop_instance(m, false);
 }
 
-SLANIM_AVX2_CLONES void MotionController::blend(const LocalPoseView& pose, BlendScratch& scratch) {
+SLANIM_AVX2_CLONES void MotionController::blend(const LocalPose& pose, BlendScratch& scratch) {
     PoseBlender& blender = scratch.blender;
     if (blender.num_joints() < skeleton_->num_joints()) blender.resize(skeleton_->num_joints());
     bool external_done = external_states_.empty();
@@ -522,7 +523,7 @@ void MotionController::sample() {
     sample(*own_scratch_);
 }
 
-void MotionController::blend(const LocalPoseView& pose) {
+void MotionController::blend(const LocalPose& pose) {
     if (!own_scratch_) own_scratch_ = std::make_unique<BlendScratch>();
     blend(pose, *own_scratch_);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // LLPuppetMotion's receive side (spec §9.3) and target solving (§9.4, §9.6) for the runtime.
 #include "slanim/runtime/puppetry.hpp"
+#include "job_check.hpp"
 
 #include <fmt/format.h>
 
@@ -179,7 +180,7 @@ PuppetryPlayback::PuppetryPlayback(std::shared_ptr<const Skeleton> skeleton, Pup
     job.local_scales = sk.rest_scales();
     job.model_positions = mp;
     job.model_rotations = mr;
-    job.run();
+    detail::require_ran(job.run(), "LocalToModelJob (a skeleton's rest pose)");
     const int chest = sk.find("mChest");
     float reach = 0.f;
     for (const char* w : {"mWristLeft", "mWristRight"}) {

@@ -9,15 +9,20 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstring>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <new>
-#include <stdexcept>
+#include <string>
 #include <thread>
 
+#include "job_check.hpp"
 #include "slanim/core/local_to_model.hpp"
-#include "slanim/runtime/appearance.hpp"
-#include "attachment_state.hpp"
+#include "slanim/runtime/attachment_overrides.hpp"
+#include "slanim/runtime/appearance_feature.hpp"
+#include "slanim/runtime/ik_feature.hpp"
+#include "slanim/runtime/lod_feature.hpp"
+#include "slanim/runtime/procedural_feature.hpp"
 
 namespace slanim {
 
@@ -34,20 +39,26 @@ void update_model_pose(const Skeleton& skeleton, const LocalPose& lp, const Mode
     job.local_scales = lp.scales;
     job.model_positions = mp.positions;
     job.model_rotations = mp.rotations;
-    job.run();
+    detail::require_ran(job.run(), "LocalToModelJob (a world's model pose)");
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
-}  // namespace
+
+// Whether a system is left out for an avatar of this evaluation (not Full).
+inline bool skips(const System& s, Evaluation v) {
+    if (s.always) return false;
+    return v == Evaluation::Control ? s.phase > Phase::Control : s.phase <= Phase::Ik;
+}
 
 // Pose blocks: one per avatar, holding its local pose (rotations, positions) and model pose
 // (rotations, positions) back to back, 64-byte aligned; local scales get a block of their own
-// only when the avatar owns scales (see LocalPose). Blocks of one size are cut from slabs of
-// kBlocksPerSlab and recycled through a free list, so a crowd's poses sit in a few large
-// contiguous allocations and creating or destroying avatars does not fragment them.
-struct World::PosePool {
+// only when the avatar owns scales, and features take blocks too (World::acquire_block). Blocks
+// of one size are cut from slabs of kBlocksPerSlab and recycled through a free list, so a
+// crowd's poses sit in a few large contiguous allocations and creating or destroying avatars
+// does not fragment them.
+struct PosePool {
     static constexpr std::size_t kBlocksPerSlab = 32;
     struct SizeClass {
         std::size_t block_bytes = 0;
@@ -60,7 +71,9 @@ struct World::PosePool {
     static std::size_t round64(std::size_t b) { return (b + 63) & ~std::size_t{63}; }
     static std::size_t pose_bytes(std::size_t n) { return round64(n * 2 * (sizeof(Quat) + sizeof(Vec3))); }
     static std::size_t scale_bytes(std::size_t n) { return round64(n * sizeof(Vec3)); }
-    static std::size_t to_bytes(std::size_t n) { return round64(n * (sizeof(Quat) + sizeof(Vec3))); }
+    PosePool() = default;
+    PosePool(const PosePool&) = delete;
+    PosePool& operator=(const PosePool&) = delete;
     ~PosePool() {
         for (auto& c : classes)
             for (std::byte* s : c.slabs) ::operator delete(s, std::align_val_t{64});
@@ -96,15 +109,18 @@ struct World::PosePool {
         mp.positions = {v + n, n};
     }
 };
+}  // namespace
 
-// The task arena and the per-thread scratch: slot k belongs to the arena's thread k
-// (tbb::this_task_arena::current_thread_index()); with one thread, slot 0 and no arena.
-struct World::Exec {
+// The task arena and the per-thread scratch (slot k belongs to the arena's thread k,
+// tbb::this_task_arena::current_thread_index(); with one thread, slot 0 and no arena), the pose
+// pool, the systems and their stages, the feature stores and the handle tables.
+struct World::Impl {
     // More threads than cores (tests, oversubscription experiments) need oneTBB's worker limit
     // raised for as long as this world lives.
     std::unique_ptr<tbb::global_control> allow;
     std::unique_ptr<tbb::task_arena> arena;
     std::vector<WorkerScratch> scratch;
+    int chunk = 8;
     // The largest joint-state count any controller reached (MotionController::
     // set_state_need_sink) and the most joints of any skeleton: what every thread's scratch is
     // sized to before a step, without visiting every avatar.
@@ -118,8 +134,28 @@ struct World::Exec {
         std::vector<std::size_t> index;  // flat run-order index of each system
     };
     std::vector<Stage> stages;
-    std::size_t num_systems = 0;
+    std::vector<System> systems[kNumPhases];
+    PosePool pool;
+    std::mutex pool_mutex;
+    std::vector<std::pair<const Skeleton*, std::vector<Vec3>>> rest_scales;  // shared scales
+    std::vector<std::unique_ptr<ComponentStore>> stores;
+    // Sparse side: entity index → dense index, generation per slot.
+    std::vector<std::uint32_t> sparse;
+    std::vector<std::uint32_t> generation;
+    std::vector<std::uint32_t> free;
+
+    std::span<Vec3> shared_rest_scales(const Skeleton& skeleton) {
+        for (auto& [s, v] : rest_scales)
+            if (s == &skeleton) return v;
+        rest_scales.emplace_back(&skeleton, std::vector<Vec3>(skeleton.rest_scales().begin(), skeleton.rest_scales().end()));
+        return rest_scales.back().second;
+    }
 };
+
+void detail::job_rejected(const char* job) {
+    std::fprintf(stderr, "slanim: %s rejected the input the runtime built for it (a runtime invariant is broken)\n", job);
+    std::abort();
+}
 
 const char* phase_name(Phase p) {
     switch (p) {
@@ -135,32 +171,36 @@ const char* phase_name(Phase p) {
     return "?";
 }
 
-World::World(const WorldOptions& options) : exec_(std::make_unique<Exec>()), pool_(std::make_unique<PosePool>()) {
-    if (options.threads < 0 || options.threads > 256)
-        throw std::invalid_argument("World: threads must be in [0, 256] (0 = one per core)");
-    if (options.chunk < 1) throw std::invalid_argument("World: chunk must be at least 1");
+Status WorldOptions::validate() const {
+    if (threads < 0 || threads > 256)
+        return Error{"WorldOptions: threads " + std::to_string(threads) + " is not in [0, 256] (0 = one per core)"};
+    if (chunk < 1) return Error{"WorldOptions: chunk " + std::to_string(chunk) + " is less than 1"};
+    return {};
+}
+
+Result<std::unique_ptr<World>> World::create(const WorldOptions& options) {
+    if (Status s = options.validate(); !s) return s.error();
+    return std::unique_ptr<World>(new World(options));
+}
+
+World::World() : World(WorldOptions{}) {}
+
+World::World(const WorldOptions& options) : impl_(std::make_unique<Impl>()) {
+    Impl& x = *impl_;
     threads_ = options.threads != 0 ? options.threads
                                     : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-    chunk_ = options.chunk;
+    x.chunk = options.chunk;
     if (threads_ > static_cast<int>(tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism)))
-        exec_->allow = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
-                                                             static_cast<std::size_t>(threads_));
-    if (threads_ > 1) exec_->arena = std::make_unique<tbb::task_arena>(threads_);
-    exec_->scratch.resize(static_cast<std::size_t>(threads_));
-    exec_->seconds.resize(static_cast<std::size_t>(threads_));
+        x.allow = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
+                                                        static_cast<std::size_t>(threads_));
+    if (threads_ > 1) x.arena = std::make_unique<tbb::task_arena>(threads_);
+    x.scratch.resize(static_cast<std::size_t>(threads_));
+    x.seconds.resize(static_cast<std::size_t>(threads_));
 
+    // The built-in features register their systems as they are made: LOD first (lod_select
+    // and motion_control open the control phase, lod_interpolate opens local_to_model).
+    add_store(std::make_unique<LodFeature>(*this));
     using namespace component;
-    // lod_select stays the first system of the control phase (lod_skips relies on it).
-    add_system({Phase::Control, "lod_select", {kController, kLod}, {kLod, kLocalPose}, {},
-                [](World& w, std::size_t i, float dt, WorkerScratch&) { w.lod_select_at(i, dt); }});
-    add_system({Phase::Control, "motion_control", {kSkeleton, kLod}, {kController}, {},
-                [](World& w, std::size_t i, float dt, WorkerScratch&) {
-                    const LodState& l = w.lod_[i];
-                    if (l.mode == LodMode::Hidden)
-                        w.controller_at(i).control_minimal();
-                    else
-                        w.controller_at(i).control(l.mode == LodMode::Full && l.behind == 0.f ? dt : l.control_dt);
-                }});
     // Custom motions (custom_motion.hpp) update here too, reading the pose the last step left.
     add_system({Phase::Sample, "keyframe_sampling", {kController, kLocalPose, kModelPose}, {kController, kJointStates}, {},
                 [](World& w, std::size_t i, float, WorkerScratch& s) {
@@ -172,241 +212,161 @@ World::World(const WorldOptions& options) : exec_(std::make_unique<Exec>()), poo
                 [](World& w, std::size_t i, float, WorkerScratch& s) {
                     MotionController& c = w.controller_at(i);
                     if (c.offers_scale()) w.own_scales_at(i);
-                    c.blend(w.local_pose_at(i).view(), s.blend);
+                    c.blend(w.local_pose_at(i), s.blend);
                 }});
-    add_system({Phase::Ik, "constraints", {kSkeleton, kController, kIk}, {kLocalPose, kController}, {},
-                [](World& w, std::size_t i, float, WorkerScratch&) { w.apply_constraints_at(i); }});
-    add_system({Phase::LocalToModel, "lod_interpolate", {kLod}, {kLocalPose, kLod}, {},
-                [](World& w, std::size_t i, float, WorkerScratch&) { w.lod_interpolate_at(i); }});
+    add_store(std::make_unique<IkFeature>(*this));
     add_system({Phase::LocalToModel, "local_to_model", {kSkeleton, kLocalPose}, {kModelPose}, {},
-                [](World& w, std::size_t i, float, WorkerScratch&) {
-                    w.update_model_pose_at(i);
-                }});
+                [](World& w, std::size_t i, float, WorkerScratch&) { w.update_model_pose_at(i); }});
+    add_store(std::make_unique<AppearanceFeature>(*this));
+    add_store(std::make_unique<AttachmentOverrideFeature>(*this));
+    add_store(std::make_unique<ProceduralFeature>(*this));
 }
 
 World::~World() = default;
 
 Entity World::create_avatar(std::shared_ptr<const Skeleton> skeleton) {
+    Impl& x = *impl_;
     std::uint32_t index;
-    if (!free_.empty()) {
-        index = free_.back();
-        free_.pop_back();
+    if (!x.free.empty()) {
+        index = x.free.back();
+        x.free.pop_back();
     } else {
-        index = static_cast<std::uint32_t>(sparse_.size());
-        sparse_.push_back(kNoDense);
-        generation_.push_back(0);
+        index = static_cast<std::uint32_t>(x.sparse.size());
+        x.sparse.push_back(kNoDense);
+        x.generation.push_back(0);
     }
-    const Entity e = index | (generation_[index] << kIndexBits);
-    sparse_[index] = static_cast<std::uint32_t>(controllers_.size());
+    const Entity e = index | (x.generation[index] << kIndexBits);
+    const std::size_t d = controllers_.size();
+    x.sparse[index] = static_cast<std::uint32_t>(d);
     dense_to_entity_.push_back(e);
 
     const auto n = static_cast<std::size_t>(skeleton->num_joints());
     LocalPose lp;
     ModelPose mp;
-    std::byte* block = pool_->acquire(PosePool::pose_bytes(n));
+    std::byte* block;
+    {
+        const std::lock_guard<std::mutex> lock(x.pool_mutex);
+        block = x.pool.acquire(PosePool::pose_bytes(n));
+    }
     PosePool::views(block, n, lp, mp);
     std::copy(skeleton->rest_positions().begin(), skeleton->rest_positions().end(), lp.positions.begin());
     std::copy(skeleton->rest_rotations().begin(), skeleton->rest_rotations().end(), lp.rotations.begin());
-    lp.scales = shared_rest_scales(*skeleton);
+    lp.scales = x.shared_rest_scales(*skeleton);
     update_model_pose(*skeleton, lp, mp);
     pose_block_.push_back(block);
     scale_block_.push_back(nullptr);
-    lod_.emplace_back();
+    evaluation_.push_back(Evaluation::Full);
 
     controllers_.push_back(std::make_unique<MotionController>(skeleton));
     controllers_.back()->set_random_seed(e);  // custom motions' random numbers, per avatar
-    controllers_.back()->set_state_need_sink(&exec_->state_need);
-    exec_->max_joints = std::max(exec_->max_joints, skeleton->num_joints());
+    controllers_.back()->set_state_need_sink(&x.state_need);
+    x.max_joints = std::max(x.max_joints, skeleton->num_joints());
     skeletons_.push_back(std::move(skeleton));
-    local_.push_back(std::move(lp));
-    model_.push_back(std::move(mp));
-    ik_.push_back({false, {}, ik::default_ground(*skeletons_.back())});
-    appearance_.emplace_back();
-    overrides_.emplace_back();
+    local_.push_back(lp);
+    model_.push_back(mp);
+    for (const auto& s : x.stores) s->push(*this, d);
     return e;
 }
 
-void World::apply_constraints_at(std::size_t i) {
-    const ik::IkSettings& settings = ik_settings_at(i);
-    if (!settings.enabled) return;
-    MotionController& mc = *controllers_[i];
-    const auto active = mc.active();
-    // Oldest first, so the newest motion's constraints act last on a shared chain.
-    for (std::size_t k = active.size(); k-- > 0;) {
-        MotionInstance& m = *active[k];
-        if (!m.evaluate || !m.ik) continue;
-        ik::ApplyConstraintsJob job;
-        job.skeleton = skeletons_[i].get();
-        job.constraints = m.ik->constraints.constraints;
-        job.states = m.ik->states;
-        job.base_priority = m.clip->base_priority();
-        job.time = m.curve_time;
-        job.last_update_time = m.last_update_time;
-        job.joint_mask = m.ik->joint_mask;
-        job.pose_weight = m.pose_weight;
-        job.clip = m.clip.get();
-        job.frame_dt = mc.frame_dt();
-        job.pixel_area = mc.pixel_area();
-        job.ground = ik_[i].ground;
-        job.settings = settings;
-        job.pose = local_[i].view();
-        job.reports = m.ik->reports;
-        job.time_solves = ik_timing_;
-        job.run();
-    }
-}
-
-void World::set_ik_settings(Entity e, const ik::IkSettings& s) {
-    IkComponent& c = ik_[dense_index(e)];
-    c.own = true;
-    c.settings = s;
-}
-void World::clear_ik_settings(Entity e) { ik_[dense_index(e)].own = false; }
-const ik::IkSettings& World::ik_settings(Entity e) const { return ik_settings_at(dense_index(e)); }
-void World::set_ground(Entity e, const ik::GroundPlane& g) { ik_[dense_index(e)].ground = g; }
-const ik::GroundPlane& World::ground(Entity e) const { return ik_[dense_index(e)].ground; }
-
-bool World::set_appearance(Entity e, std::shared_ptr<Appearance> appearance) {
-    const std::uint32_t d = dense_index(e);
-    if (d == kNoDense) return false;
-    if (appearance && appearance->model().skeleton().num_joints() != skeletons_[d]->num_joints())
-        return false;
-    if (appearance && !appearance_systems_) {
-        detail::add_appearance_systems(*this);
-        appearance_systems_ = true;
-    }
-    if (appearance) own_scales_at(d);  // skeletal visual params scale joints
-    appearance_[d] = std::move(appearance);
-    return true;
-}
-
-Appearance* World::appearance(Entity e) const {
-    const std::uint32_t d = dense_index(e);
-    return d == kNoDense ? nullptr : appearance_[d].get();
-}
-
-std::uint32_t World::dense_index(Entity e) const {
+std::size_t World::index_of(Entity e) const {
+    const Impl& x = *impl_;
     const std::uint32_t index = e & kIndexMask;
-    if (e == kNullEntity || index >= sparse_.size()) return kNoDense;
-    if (generation_[index] != (e >> kIndexBits)) return kNoDense;
-    return sparse_[index];
+    if (e == kNullEntity || index >= x.sparse.size()) return kNoIndex;
+    if (x.generation[index] != (e >> kIndexBits)) return kNoIndex;
+    return x.sparse[index] == kNoDense ? kNoIndex : x.sparse[index];
 }
-
-bool World::valid(Entity e) const { return dense_index(e) != kNoDense; }
 
 bool World::destroy(Entity e) {
-    const std::uint32_t d = dense_index(e);
-    if (d == kNoDense) return false;
-    const std::uint32_t last = static_cast<std::uint32_t>(controllers_.size() - 1);
+    const std::size_t d = index_of(e);
+    if (d == kNoIndex) return false;
+    Impl& x = *impl_;
+    const std::size_t last = controllers_.size() - 1;
     const std::size_t n = local_[d].positions.size();
-    pool_->release(PosePool::pose_bytes(n), static_cast<std::byte*>(pose_block_[d]));
-    if (scale_block_[d]) pool_->release(PosePool::scale_bytes(n), static_cast<std::byte*>(scale_block_[d]));
-    if (lod_[d].to_block) pool_->release(PosePool::to_bytes(n), static_cast<std::byte*>(lod_[d].to_block));
+    release_block(PosePool::pose_bytes(n), pose_block_[d]);
+    if (scale_block_[d]) release_block(PosePool::scale_bytes(n), scale_block_[d]);
+    for (const auto& s : x.stores) s->erase(*this, d, last);  // before the core arrays move
     if (d != last) {  // swap-remove keeps the arrays dense
-        lod_[d] = lod_[last];
         pose_block_[d] = pose_block_[last];
         scale_block_[d] = scale_block_[last];
+        evaluation_[d] = evaluation_[last];
         skeletons_[d] = std::move(skeletons_[last]);
         controllers_[d] = std::move(controllers_[last]);
-        local_[d] = std::move(local_[last]);
-        model_[d] = std::move(model_[last]);
-        ik_[d] = ik_[last];
-        appearance_[d] = std::move(appearance_[last]);
-        overrides_[d] = std::move(overrides_[last]);
+        local_[d] = local_[last];
+        model_[d] = model_[last];
         dense_to_entity_[d] = dense_to_entity_[last];
-        sparse_[dense_to_entity_[d] & kIndexMask] = d;
+        x.sparse[dense_to_entity_[d] & kIndexMask] = static_cast<std::uint32_t>(d);
     }
     pose_block_.pop_back();
     scale_block_.pop_back();
-    lod_.pop_back();
+    evaluation_.pop_back();
     skeletons_.pop_back();
     controllers_.pop_back();
     local_.pop_back();
     model_.pop_back();
-    ik_.pop_back();
-    appearance_.pop_back();
-    overrides_.pop_back();
     dense_to_entity_.pop_back();
     const std::uint32_t index = e & kIndexMask;
-    sparse_[index] = kNoDense;
-    generation_[index] = (generation_[index] + 1) & (0xFFFFFFFFu >> kIndexBits);
-    free_.push_back(index);
+    x.sparse[index] = kNoDense;
+    x.generation[index] = (x.generation[index] + 1) & (0xFFFFFFFFu >> kIndexBits);
+    x.free.push_back(index);
     return true;
 }
 
-MotionController& World::controller(Entity e) { return *controllers_[dense_index(e)]; }
-const Skeleton& World::skeleton(Entity e) const { return *skeletons_[dense_index(e)]; }
 void World::update_model_pose_at(std::size_t i) { update_model_pose(*skeletons_[i], local_[i], model_[i]); }
 
 LocalPose& World::local_pose(Entity e) {
-    const std::uint32_t d = dense_index(e);
+    const std::size_t d = index_of(e);
     own_scales_at(d);  // the caller may write scales
     return local_[d];
 }
 
-std::span<Vec3> World::shared_rest_scales(const Skeleton& skeleton) {
-    for (auto& [s, v] : rest_scales_)
-        if (s == &skeleton) return v;
-    rest_scales_.emplace_back(&skeleton, std::vector<Vec3>(skeleton.rest_scales().begin(), skeleton.rest_scales().end()));
-    return rest_scales_.back().second;
-}
-
 void World::own_scales_at(std::size_t i) {
     if (scale_block_[i]) return;
-    const std::lock_guard<std::mutex> lock(pool_mutex_);  // may run in a per-avatar system
     const std::size_t n = local_[i].positions.size();
-    auto* b = pool_->acquire(PosePool::scale_bytes(n));
-    std::span<Vec3> own{reinterpret_cast<Vec3*>(b), n};
+    auto* b = static_cast<Vec3*>(acquire_block(PosePool::scale_bytes(n)));
+    std::span<Vec3> own{b, n};
     std::copy(local_[i].scales.begin(), local_[i].scales.end(), own.begin());
     local_[i].scales = own;
     scale_block_[i] = b;
 }
-const ModelPose& World::model_pose(Entity e) const { return model_[dense_index(e)]; }
 
-bool World::set_procedural_motions(Entity e, const ProceduralSet& set) {
-    const std::uint32_t d = dense_index(e);
-    if (d == kNoDense) return false;
-    const std::shared_ptr<const Skeleton>& key = skeletons_[d];
-    const ProceduralMotionTypes* types = nullptr;
-    for (const auto& [s, t] : procedural_types_)
-        if (s == key) types = &t;
-    if (!types) {
-        procedural_types_.emplace_back(key, ProceduralMotionTypes::create(*key));
-        types = &procedural_types_.back().second;
-    }
-    return apply_procedural_set(*controllers_[d], *types, set);
+void* World::acquire_block(std::size_t bytes) {
+    const std::lock_guard<std::mutex> lock(impl_->pool_mutex);  // may run in a per-avatar system
+    return impl_->pool.acquire(PosePool::round64(bytes));
 }
 
-bool World::set_look_at(Entity e, Vec3 target, LookAtFrame frame) {
-    const std::uint32_t d = dense_index(e);
-    if (d == kNoDense || !is_finite(target)) return false;
-    controllers_[d]->set_look_at(target, frame);
-    return true;
+void World::release_block(std::size_t bytes, void* block) {
+    const std::lock_guard<std::mutex> lock(impl_->pool_mutex);
+    impl_->pool.release(PosePool::round64(bytes), static_cast<std::byte*>(block));
 }
 
-bool World::clear_look_at(Entity e) {
-    const std::uint32_t d = dense_index(e);
-    if (d == kNoDense) return false;
-    controllers_[d]->clear_look_at();
-    return true;
+ComponentStore* World::add_store(std::unique_ptr<ComponentStore> store) {
+    if (this->store(store->name())) return nullptr;
+    for (std::size_t i = 0; i < size(); ++i) store->push(*this, i);
+    impl_->stores.push_back(std::move(store));
+    return impl_->stores.back().get();
+}
+
+ComponentStore* World::store(std::string_view name) const {
+    for (const auto& s : impl_->stores)
+        if (name == s->name()) return s.get();
+    return nullptr;
 }
 
 bool World::add_system(System s) {
     if (static_cast<bool>(s.run) == static_cast<bool>(s.each)) return false;
     if (s.run && (s.phase == Phase::Sample || s.phase == Phase::Blend)) return false;
-    systems_[static_cast<int>(s.phase)].push_back(std::move(s));
+    Impl& x = *impl_;
+    x.systems[static_cast<int>(s.phase)].push_back(std::move(s));
     // Stages: runs of consecutive per-avatar systems (fused per avatar), and whole-world ones.
-    Exec& x = *exec_;
     x.stages.clear();
     std::size_t flat = 0;
-    for (const auto& phase : systems_)
+    for (const auto& phase : x.systems)
         for (const auto& sys : phase) {
             const bool par = sys.per_avatar();
             if (x.stages.empty() || !par || !x.stages.back().parallel) x.stages.push_back({par, {}, {}});
             x.stages.back().systems.push_back(&sys);
             x.stages.back().index.push_back(flat++);
         }
-    x.num_systems = flat;
     x.calls.assign(flat, 0);
     for (auto& v : x.seconds) v.assign(flat, 0.0);
     return true;
@@ -414,7 +374,7 @@ bool World::add_system(System s) {
 
 std::vector<const System*> World::schedule() const {
     std::vector<const System*> out;
-    for (const auto& phase : systems_)
+    for (const auto& phase : impl_->systems)
         for (const auto& s : phase) out.push_back(&s);
     return out;
 }
@@ -422,117 +382,105 @@ std::vector<const System*> World::schedule() const {
 void World::prefetch_ahead(std::size_t i, std::size_t end) const {
     // The next avatar's local and model pose (~12 KiB for 214 joints) while this one runs: a
     // crowd's poses do not stay in the caches from one step to the next, and the stage reads
-    // and writes all of them.
+    // and writes all of them. (Features prefetch their own state in their systems.)
     if (i + 1 < end) {
         const auto* p = static_cast<const char*>(pose_block_[i + 1]);
         const std::size_t bytes = PosePool::pose_bytes(skeletons_[i + 1]->num_joints());
         for (std::size_t o = 0; o < bytes; o += 64) __builtin_prefetch(p + o, 1, 3);
     }
-    // Appearances are reached through pointers: each level is fetched one avatar before the
-    // next level is read (the object three ahead, its mesh array two ahead, what that array
-    // points to one ahead), so following them does not stall.
-    if (i + 3 < end)
-        if (const Appearance* a = appearance_[i + 3].get()) {
-            __builtin_prefetch(a, 0, 3);
-            __builtin_prefetch(reinterpret_cast<const char*>(a) + 64, 0, 3);
-            __builtin_prefetch(reinterpret_cast<const char*>(a) + 128, 0, 3);
-        }
-    if (i + 2 < end)
-        if (const Appearance* a = appearance_[i + 2].get()) a->prefetch(0);
-    if (i + 1 < end)
-        if (const Appearance* a = appearance_[i + 1].get()) a->prefetch(1);
 }
 
 void World::step(float dt) {
-    Exec& x = *exec_;
-    const std::size_t n = size();
+    Impl& x = *impl_;
     // Every thread's scratch fits the largest avatar before the loops start: which thread runs
     // which avatar is the scheduler's choice, and a scratch must not grow inside step(). The
     // maxima are kept as motions activate and avatars are created (an upper bound: they never
     // shrink), so this is not a serial pass over every avatar.
     const std::size_t states = x.state_need.load(std::memory_order_relaxed);
-    const int joints = x.max_joints;
     for (WorkerScratch& w : x.scratch) {
         if (w.blend.rotations.size() < states) {
             w.blend.rotations.resize(states);
             w.blend.positions.resize(states);
         }
-        if (w.blend.blender.num_joints() < joints) w.blend.blender.resize(joints);
+        if (w.blend.blender.num_joints() < x.max_joints) w.blend.blender.resize(x.max_joints);
     }
-    for (const Exec::Stage& stage : x.stages) {
-        if (!stage.parallel) {
-            for (std::size_t k = 0; k < stage.systems.size(); ++k) {
-                const auto t0 = profiling_ ? std::chrono::steady_clock::now()
-                                           : std::chrono::steady_clock::time_point{};
-                stage.systems[k]->run(*this, dt);
-                if (profiling_) {
-                    x.seconds[0][stage.index[k]] += seconds_since(t0);
-                    ++x.calls[stage.index[k]];
-                }
+    for (std::size_t k = 0; k < x.stages.size(); ++k) run_stage(k, dt);
+}
+
+void World::run_stage(std::size_t k, float dt) {
+    Impl& x = *impl_;
+    const Impl::Stage& stage = x.stages[k];
+    const std::size_t n = size();
+    if (!stage.parallel) {
+        for (std::size_t s = 0; s < stage.systems.size(); ++s) {
+            const auto t0 = profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+            stage.systems[s]->run(*this, dt);
+            if (profiling_) {
+                x.seconds[0][stage.index[s]] += seconds_since(t0);
+                ++x.calls[stage.index[s]];
             }
-            continue;
         }
-        // One avatar runs through every system of the stage before the next avatar starts, on
-        // one thread with that thread's scratch.
-        const auto run_range = [&](std::size_t begin, std::size_t end, std::size_t slot) {
-            WorkerScratch& scratch = x.scratch[slot];
-            if (!profiling_) {
-                for (std::size_t i = begin; i < end; ++i) {
-                    prefetch_ahead(i, end);
-                    for (const System* sys : stage.systems)
-                        if (lod_[i].mode == LodMode::Full || !lod_skips(*sys, i)) sys->each(*this, i, dt, scratch);
-                }
-                return;
+        return;
+    }
+    // One avatar runs through every system of the stage before the next avatar starts, on one
+    // thread with that thread's scratch.
+    const auto run_range = [&](std::size_t begin, std::size_t end, std::size_t slot) {
+        WorkerScratch& scratch = x.scratch[slot];
+        if (!profiling_) {
+            for (std::size_t i = begin; i < end; ++i) {
+                prefetch_ahead(i, end);
+                for (const System* sys : stage.systems)
+                    if (evaluation_[i] == Evaluation::Full || !skips(*sys, evaluation_[i])) sys->each(*this, i, dt, scratch);
             }
-            std::vector<double>& secs = x.seconds[slot];
-            for (std::size_t i = begin; i < end; ++i)
-                for (std::size_t k = 0; k < stage.systems.size(); ++k) {
-                    if (lod_[i].mode != LodMode::Full && lod_skips(*stage.systems[k], i)) continue;
-                    const auto t0 = std::chrono::steady_clock::now();
-                    stage.systems[k]->each(*this, i, dt, scratch);
-                    secs[stage.index[k]] += seconds_since(t0);
-                }
-        };
-        if (!x.arena || n <= static_cast<std::size_t>(chunk_)) {
-            run_range(0, n, 0);
-        } else {
+            return;
+        }
+        std::vector<double>& secs = x.seconds[slot];
+        for (std::size_t i = begin; i < end; ++i)
+            for (std::size_t s = 0; s < stage.systems.size(); ++s) {
+                if (evaluation_[i] != Evaluation::Full && skips(*stage.systems[s], evaluation_[i])) continue;
+                const auto t0 = std::chrono::steady_clock::now();
+                stage.systems[s]->each(*this, i, dt, scratch);
+                secs[stage.index[s]] += seconds_since(t0);
+            }
+    };
+    const auto chunk = static_cast<std::size_t>(x.chunk);
+    if (!x.arena || n <= chunk) {
+        run_range(0, n, 0);
+    } else {
 #if defined(__SANITIZE_THREAD__)
-            // ThreadSanitizer builds: oneTBB from Debian is not instrumented, so TSan cannot see
-            // the ordering its scheduler gives and reports TBB's own task bookkeeping. There the
-            // same chunks run on plain std::threads (one per slot, fork-join per stage), which
-            // TSan sees through: the stage's code, the components it touches and the per-thread
-            // scratch are checked exactly as in the TBB build.
-            std::atomic<std::size_t> next{0};
-            const auto worker = [&](std::size_t slot) {
-                for (std::size_t b; (b = next.fetch_add(static_cast<std::size_t>(chunk_))) < n;)
-                    run_range(b, std::min(n, b + static_cast<std::size_t>(chunk_)), slot);
-            };
-            std::vector<std::thread> pool;
-            for (int t = 1; t < threads_; ++t) pool.emplace_back(worker, static_cast<std::size_t>(t));
-            worker(0);
-            for (auto& t : pool) t.join();
+        // ThreadSanitizer builds: oneTBB from Debian is not instrumented, so TSan cannot see the
+        // ordering its scheduler gives and reports TBB's own task bookkeeping. There the same
+        // chunks run on plain std::threads (one per slot, fork-join per stage), which TSan sees
+        // through: the stage's code, the components it touches and the per-thread scratch are
+        // checked exactly as in the TBB build.
+        std::atomic<std::size_t> next{0};
+        const auto worker = [&](std::size_t slot) {
+            for (std::size_t b; (b = next.fetch_add(chunk)) < n;) run_range(b, std::min(n, b + chunk), slot);
+        };
+        std::vector<std::thread> pool;
+        for (int t = 1; t < threads_; ++t) pool.emplace_back(worker, static_cast<std::size_t>(t));
+        worker(0);
+        for (auto& t : pool) t.join();
 #else
-            x.arena->execute([&] {
-                tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, static_cast<std::size_t>(chunk_)),
-                                  [&](const tbb::blocked_range<std::size_t>& r) {
-                                      const int slot = tbb::this_task_arena::current_thread_index();
-                                      run_range(r.begin(), r.end(), static_cast<std::size_t>(slot));
-                                  });
+        x.arena->execute([&] {
+            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, chunk), [&](const tbb::blocked_range<std::size_t>& r) {
+                const int slot = tbb::this_task_arena::current_thread_index();
+                run_range(r.begin(), r.end(), static_cast<std::size_t>(slot));
             });
+        });
 #endif
-        }
-        if (profiling_)
-            for (std::size_t idx : stage.index) x.calls[idx] += n;
     }
+    if (profiling_)
+        for (std::size_t idx : stage.index) x.calls[idx] += n;
 }
 
 std::vector<SystemProfile> World::profile() const {
     std::vector<SystemProfile> out;
     std::size_t flat = 0;
-    for (const auto& phase : systems_)
+    for (const auto& phase : impl_->systems)
         for (const auto& sys : phase) {
-            SystemProfile p{&sys, 0.0, exec_->calls[flat]};
-            for (const auto& v : exec_->seconds) p.seconds += v[flat];
+            SystemProfile p{&sys, 0.0, impl_->calls[flat]};
+            for (const auto& v : impl_->seconds) p.seconds += v[flat];
             out.push_back(p);
             ++flat;
         }
@@ -540,140 +488,19 @@ std::vector<SystemProfile> World::profile() const {
 }
 
 void World::reset_profile() {
-    std::fill(exec_->calls.begin(), exec_->calls.end(), 0);
-    for (auto& v : exec_->seconds) std::fill(v.begin(), v.end(), 0.0);
+    std::fill(impl_->calls.begin(), impl_->calls.end(), 0);
+    for (auto& v : impl_->seconds) std::fill(v.begin(), v.end(), 0.0);
 }
 
 std::size_t World::avatar_state_bytes() const {
-    std::size_t bytes = pool_->live_bytes;
+    std::size_t bytes = impl_->pool.live_bytes;
     for (const auto& c : controllers_) bytes += sizeof(MotionController) + c->state_bytes();
-    for (const auto& o : overrides_)
-        if (o) bytes += o->bytes();
-    // One slot of every dense component array and of the handle tables.
+    for (const auto& s : impl_->stores) bytes += s->bytes();
+    // One slot of every dense core array and of the handle tables.
     const std::size_t per_slot = sizeof(std::shared_ptr<const Skeleton>) + sizeof(std::unique_ptr<MotionController>) +
-                                 sizeof(LocalPose) + sizeof(ModelPose) + sizeof(IkComponent) +
-                                 sizeof(std::shared_ptr<Appearance>) +
-                                 sizeof(std::unique_ptr<detail::AttachmentState>) + sizeof(Entity) + 2 * sizeof(void*) + sizeof(LodState) +
-                                 3 * sizeof(std::uint32_t);
+                                 sizeof(LocalPose) + sizeof(ModelPose) + sizeof(Evaluation) + sizeof(Entity) +
+                                 2 * sizeof(void*) + 3 * sizeof(std::uint32_t);
     return bytes + per_slot * size();
-}
-
-bool World::set_visible(Entity e, bool visible) {
-    const std::uint32_t d = dense_index(e);
-    if (d == kNoDense) return false;
-    lod_[d].visible = visible;
-    return true;
-}
-
-bool World::visible(Entity e) const {
-    const std::uint32_t d = dense_index(e);
-    return d != kNoDense && lod_[d].visible;
-}
-
-int World::update_period_at(std::size_t i) const { return lod_[i].visible ? lod_[i].period : 0; }
-
-bool World::lod_skips(const System& s, std::size_t i) const {
-    switch (lod_[i].mode) {
-        case LodMode::Full:
-        case LodMode::Update: return false;
-        case LodMode::Hidden:  // updateMotionsMinimal only: motion_control, nothing after it
-            return s.phase > Phase::Control;
-        case LodMode::Interpolate:  // between updates: only the interpolation and what follows
-            return s.phase <= Phase::Ik && &s != &systems_[static_cast<int>(Phase::Control)][0];
-    }
-    return false;
-}
-
-// Decides this step's LOD mode of avatar i (the first control system). An avatar changes its
-// update period only when its display has reached the last evaluated pose, so the controller's
-// clock and the display's never drift apart.
-void World::lod_select_at(std::size_t i, float dt) {
-    LodState& l = lod_[i];
-    if (!l.visible) {
-        l.mode = LodMode::Hidden;
-        return;
-    }
-    if (l.mode == LodMode::Hidden) l.elapsed = l.span = 0.f;  // shown again: start afresh
-    if (l.elapsed < l.span) {
-        l.elapsed += dt;
-        l.mode = LodMode::Interpolate;
-        return;
-    }
-    int period = 1;
-    if (lod_settings_.enabled) {
-        const float area = controllers_[i]->pixel_area();
-        period = area >= lod_settings_.full_rate_area ? 1 : area >= lod_settings_.half_rate_area ? 2 : 4;
-    }
-    l.period = static_cast<std::uint8_t>(period);
-    const float behind = l.elapsed - l.span;  // the display ran past the last target (≥ 0)
-    l.elapsed = l.span = 0.f;
-    if (period == 1) {
-        if (l.to_block) {
-            const std::lock_guard<std::mutex> lock(pool_mutex_);
-            pool_->release(PosePool::to_bytes(local_[i].positions.size()), static_cast<std::byte*>(l.to_block));
-            l.to_block = nullptr;
-        }
-        l.mode = LodMode::Full;
-        l.behind = behind;
-        l.control_dt = dt + behind;
-        return;
-    }
-    // Update: evaluate `period` steps ahead into the "to" pose; the display then moves toward
-    // it over those steps (this one included).
-    const std::size_t n = local_[i].positions.size();
-    LocalPose& lp = local_[i];
-    auto* q = static_cast<Quat*>(l.to_block);
-    if (!l.to_block) {
-        {
-            const std::lock_guard<std::mutex> lock(pool_mutex_);
-            l.to_block = pool_->acquire(PosePool::to_bytes(n));
-        }
-        q = static_cast<Quat*>(l.to_block);
-        std::copy(lp.rotations.begin(), lp.rotations.end(), q);
-        std::copy(lp.positions.begin(), lp.positions.end(), reinterpret_cast<Vec3*>(q + n));
-    }
-    l.display_rotations = lp.rotations;
-    l.display_positions = lp.positions;
-    lp.rotations = {q, n};
-    lp.positions = {reinterpret_cast<Vec3*>(q + n), n};
-    l.span = static_cast<float>(period) * dt;
-    l.elapsed = dt;
-    l.last_f = 0.f;
-    l.behind = 0.f;
-    l.control_dt = behind + l.span;
-    l.mode = LodMode::Update;
-}
-
-// Moves the displayed local pose toward the evaluated one (the first local_to_model system):
-// positions by lerp, rotations by the viewer's nlerp, each step the fraction of the way left
-// that keeps the display on the straight line between the poses of the two updates.
-void World::lod_interpolate_at(std::size_t i) {
-    LodState& l = lod_[i];
-    if (l.mode != LodMode::Update && l.mode != LodMode::Interpolate) return;
-    LocalPose& lp = local_[i];
-    if (l.mode == LodMode::Update) {
-        lp.rotations = l.display_rotations;
-        lp.positions = l.display_positions;
-    }
-    const std::size_t n = lp.positions.size();
-    const Quat* to_rot = static_cast<const Quat*>(l.to_block);
-    const Vec3* to_pos = reinterpret_cast<const Vec3*>(to_rot + n);
-    const float f = l.span > 0.f ? std::min(1.f, l.elapsed / l.span) : 1.f;
-    if (f >= 1.f) {
-        std::copy(to_rot, to_rot + n, lp.rotations.begin());
-        std::copy(to_pos, to_pos + n, lp.positions.begin());
-    } else {
-        // Joints no motion moves are already at their target (bit for bit): skip them, so the
-        // cost follows the animated joints, not the skeleton.
-        const float u = (f - l.last_f) / (1.f - l.last_f);
-        for (std::size_t j = 0; j < n; ++j) {
-            if (std::memcmp(&lp.rotations[j], &to_rot[j], sizeof(Quat)) != 0)
-                lp.rotations[j] = ll_nlerp(u, lp.rotations[j], to_rot[j]);
-            if (std::memcmp(&lp.positions[j], &to_pos[j], sizeof(Vec3)) != 0)
-                lp.positions[j] = lerp(lp.positions[j], to_pos[j], u);
-        }
-    }
-    l.last_f = f;
 }
 
 }  // namespace slanim

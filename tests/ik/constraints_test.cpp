@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 
 #include "slanim/core/clip.hpp"
 #include "slanim/core/motion.hpp"
 #include "slanim/ik/constraints.hpp"
 #include "slanim/runtime/world.hpp"
 #include "slanim/formats/anim_codec.hpp"
+#include "slanim/runtime/ik_feature.hpp"
 #include "test_util.hpp"
 
 namespace fs = std::filesystem;
@@ -56,7 +58,7 @@ struct AvatarRun {
     AvatarRun(const Motion& m, ik::Solver solver) {
         ik::IkSettings s;
         s.solver = solver;
-        world.set_default_ik_settings(s);
+        IkFeature::of(world).set_default_settings(s);
         avatar = world.create_avatar(skel_ptr());
         clip = MotionClip::build(m, skel(), "arm");
         world.controller(avatar).start(clip);
@@ -151,7 +153,7 @@ TEST_P(EverySolver, HandKeepsItsWorldRotation) {
     ik::IkSettings off;
     off.enabled = false;
     World plain;
-    plain.set_default_ik_settings(off);
+    IkFeature::of(plain).set_default_settings(off);
     const Entity a = plain.create_avatar(skel_ptr());
     plain.controller(a).start(r.clip);
     plain.step(0.f);
@@ -259,16 +261,31 @@ TEST(ConstraintSettings, PerAvatarSolverOverridesTheWorld) {
     World w;
     ik::IkSettings viewer;
     viewer.solver = ik::Solver::Viewer;
-    w.set_default_ik_settings(viewer);
+    IkFeature::of(w).set_default_settings(viewer);
     const Entity a = w.create_avatar(skel_ptr());
     const Entity b = w.create_avatar(skel_ptr());
     ik::IkSettings fab;
     fab.solver = ik::Solver::Fabrik;
-    w.set_ik_settings(b, fab);
-    EXPECT_EQ(w.ik_settings(a).solver, ik::Solver::Viewer);
-    EXPECT_EQ(w.ik_settings(b).solver, ik::Solver::Fabrik);
-    w.clear_ik_settings(b);
-    EXPECT_EQ(w.ik_settings(b).solver, ik::Solver::Viewer);
+    IkFeature::of(w).set_settings(b, fab);
+    EXPECT_EQ(IkFeature::of(w).settings(a).solver, ik::Solver::Viewer);
+    EXPECT_EQ(IkFeature::of(w).settings(b).solver, ik::Solver::Fabrik);
+    IkFeature::of(w).clear_settings(b);
+    EXPECT_EQ(IkFeature::of(w).settings(b).solver, ik::Solver::Viewer);
+    // Settings the solvers would reject are refused, with nothing changed.
+    ik::IkSettings bad = fab;
+    bad.max_iterations = 0;
+    const Status st = IkFeature::of(w).set_default_settings(bad);
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.error().message.find("max_iterations"), std::string::npos);
+    EXPECT_EQ(IkFeature::of(w).default_settings().solver, ik::Solver::Viewer);
+    bad = fab;
+    bad.tolerance = std::numeric_limits<float>::quiet_NaN();
+    EXPECT_FALSE(IkFeature::of(w).set_settings(b, bad).ok());
+    EXPECT_EQ(IkFeature::of(w).settings(b).solver, ik::Solver::Viewer);
+    const Entity gone = w.create_avatar(skel_ptr());
+    w.destroy(gone);
+    EXPECT_FALSE(IkFeature::of(w).set_settings(gone, fab).ok());
+    EXPECT_TRUE(IkFeature::of(w).set_settings(b, fab).ok());
     EXPECT_EQ(ik::parse_solver("fabrik"), ik::Solver::Fabrik);
     EXPECT_FALSE(ik::parse_solver("FABRIK").has_value());
 }
@@ -354,10 +371,10 @@ TEST(ConstraintSettings, EachAvatarIsSolvedWithItsOwnSolver) {
     const Entity off = w.create_avatar(skel_ptr());
     ik::IkSettings vs;
     vs.solver = ik::Solver::Viewer;
-    w.set_ik_settings(viewer, vs);
+    IkFeature::of(w).set_settings(viewer, vs);
     ik::IkSettings none;
     none.enabled = false;
-    w.set_ik_settings(off, none);
+    IkFeature::of(w).set_settings(off, none);
     for (Entity e : {ccd, viewer, off}) w.controller(e).start(clip);
     w.step(0.f);
     const auto report = [&](Entity e) { return w.controller(e).active()[0]->ik->reports[0]; };

@@ -12,6 +12,8 @@
 #include "slanim/runtime/world.hpp"
 #include "slanim/formats/anim_codec.hpp"
 #include "slanim/formats/skeleton_xml.hpp"
+#include "slanim/runtime/appearance_feature.hpp"
+#include "slanim/runtime/procedural_feature.hpp"
 #include "synthetic_appearance.hpp"
 #include "test_util.hpp"
 
@@ -193,9 +195,9 @@ TEST(Appearance, WorldPhasesDriveHandsEmotesAndSkinning) {
     const Entity e = world.create_avatar(skel);
     auto app = Appearance::create(f.model, {.blink = true, .blink_interval = 1.f});
     ASSERT_TRUE(app) << app.error().describe();
-    ASSERT_TRUE(world.set_appearance(e, std::shared_ptr<Appearance>(std::move(*app))));
-    EXPECT_EQ(world.appearance(bare), nullptr);
-    Appearance* a = world.appearance(e);
+    ASSERT_TRUE(AppearanceFeature::of(world).set(e, std::shared_ptr<Appearance>(std::move(*app))));
+    EXPECT_EQ(AppearanceFeature::of(world).get(bare), nullptr);
+    Appearance* a = AppearanceFeature::of(world).get(e);
     ASSERT_NE(a, nullptr);
     std::vector<std::string> names;
     for (const System* s : world.schedule()) names.push_back(s->name);
@@ -249,8 +251,8 @@ TEST(Appearance, WorldPhasesDriveHandsEmotesAndSkinning) {
     EXPECT_EQ(a->last_update().params_applied, 0);
     EXPECT_EQ(a->last_update().vertices_touched, 0u);
     // Removing the component.
-    EXPECT_TRUE(world.set_appearance(e, nullptr));
-    EXPECT_EQ(world.appearance(e), nullptr);
+    EXPECT_TRUE(AppearanceFeature::of(world).set(e, nullptr));
+    EXPECT_EQ(AppearanceFeature::of(world).get(e), nullptr);
     world.step(dt);
 }
 
@@ -259,13 +261,14 @@ TEST(Appearance, WorldPhasesDriveHandsEmotesAndSkinning) {
 // first blink starts at once, 0.52083 / 0.1875 after one step (docs/procedural-motions.md).
 TEST(Appearance, EyeMotionBlinksDriveTheBlinkParams) {
     Synthetic f;
-    World world(WorldOptions{1, 8});
+    auto world_owner = World::create(WorldOptions{1, 8}).value();
+    World& world = *world_owner;
     const Entity e = world.create_avatar(Skeleton::default_skeleton());
     auto app = Appearance::create(f.model);
     ASSERT_TRUE(app) << app.error().describe();
-    ASSERT_TRUE(world.set_appearance(e, std::shared_ptr<Appearance>(std::move(*app))));
-    ASSERT_TRUE(world.set_procedural_motions(e, {.eye = true}));
-    const Appearance* a = world.appearance(e);
+    ASSERT_TRUE(AppearanceFeature::of(world).set(e, std::shared_ptr<Appearance>(std::move(*app))));
+    ASSERT_TRUE(ProceduralFeature::of(world).set_motions(e, {.eye = true}));
+    const Appearance* a = AppearanceFeature::of(world).get(e);
     world.step(1.f / 128.f);
     EXPECT_NEAR(f.w(a->state(), "Blink_Left"), 0.52083f, 1e-4f);
     EXPECT_NEAR(f.w(a->state(), "Blink_Right"), 0.1875f, 1e-4f);
@@ -302,8 +305,8 @@ TEST(Appearance, RealLindenAnimationDrivesHandAndEmoteMorphs) {
     const Entity e = world.create_avatar(*skel);
     auto app = Appearance::create(*model);
     ASSERT_TRUE(app) << app.error().describe();
-    world.set_appearance(e, std::shared_ptr<Appearance>(std::move(*app)));
-    Appearance& a = *world.appearance(e);
+    AppearanceFeature::of(world).set(e, std::shared_ptr<Appearance>(std::move(*app)));
+    Appearance& a = *AppearanceFeature::of(world).get(e);
     const AppearanceModel& m = **model;
     const ParamIndex fist = m.find("Hands_Fist"), relaxed = m.find("Hands_Relaxed"),
                      frown = m.find("express_frown");
@@ -356,10 +359,11 @@ namespace {
 /// the host (their own shape), 6–7 a fist motion started at different times (hand-pose fades:
 /// a mesh changing for several frames, then settling). Returns the world and its avatars.
 struct SharingCrowd {
-    World world;
+    std::unique_ptr<World> owner;
+    World& world;
     std::vector<Entity> avatars;
     SharingCrowd(const Synthetic& f, int threads, const std::shared_ptr<BindPoseCache>& cache)
-        : world(WorldOptions{threads, 1}) {
+        : owner(World::create(WorldOptions{threads, 1}).value()), world(*owner) {
         auto skel = Skeleton::default_skeleton();
         const auto fist = hand_clip(3, 2, 0.6f);
         for (int k = 0; k < 8; ++k) {
@@ -369,14 +373,14 @@ struct SharingCrowd {
             auto app = Appearance::create(f.model, o);
             if (!app) ADD_FAILURE() << app.error().describe();
             if (k == 4 || k == 5) (*app)->state().set_weight_by_name("Blink_Left", 0.5f);
-            world.set_appearance(e, std::shared_ptr<Appearance>(std::move(*app)));
+            AppearanceFeature::of(world).set(e, std::shared_ptr<Appearance>(std::move(*app)));
             avatars.push_back(e);
         }
         world.controller(avatars[6]).start(fist);
         fist_start = fist;
     }
     std::shared_ptr<const MotionClip> fist_start;
-    [[nodiscard]] const SkinnedMesh& mesh(int k) { return world.appearance(avatars[static_cast<std::size_t>(k)])->skinned()[0]; }
+    [[nodiscard]] const SkinnedMesh& mesh(int k) { return AppearanceFeature::of(world).get(avatars[static_cast<std::size_t>(k)])->skinned()[0]; }
 };
 
 bool same_streams(SoaVec3In a, SoaVec3In b) {
@@ -451,9 +455,9 @@ TEST(Appearance, BindPoseCacheKeepsFreeEntriesUntilTrimmed) {
         EXPECT_EQ(cache->trim(), 5u);
         EXPECT_EQ(cache->stats().entries, 3u);
         // A removed appearance gives its entry back; the other blinking avatar still holds it.
-        crowd.world.set_appearance(crowd.avatars[4], nullptr);
+        AppearanceFeature::of(crowd.world).set(crowd.avatars[4], nullptr);
         EXPECT_EQ(cache->stats().in_use, 3u);
-        crowd.world.set_appearance(crowd.avatars[5], nullptr);
+        AppearanceFeature::of(crowd.world).set(crowd.avatars[5], nullptr);
         EXPECT_EQ(cache->stats().in_use, 2u);
         EXPECT_EQ(cache->trim(), 1u);
     }

@@ -14,6 +14,8 @@
 #include "slanim/runtime/appearance.hpp"
 #include "slanim/runtime/attachment_overrides.hpp"
 #include "slanim/runtime/world.hpp"
+#include "slanim/runtime/appearance_feature.hpp"
+#include "slanim/runtime/lod_feature.hpp"
 #include "test_util.hpp"
 
 using namespace slanim;
@@ -48,14 +50,14 @@ JointOverride scl(int joint, Vec3 s) {
     return o;
 }
 
-OverrideStatus add(World& w, Entity e, const Uuid& mesh, std::initializer_list<JointOverride> joints,
-                   bool lock_scale = false, float pelvis_offset = 0.f) {
+OverrideError add(World& w, Entity e, const Uuid& mesh, std::initializer_list<JointOverride> joints,
+                  bool lock_scale = false, float pelvis_offset = 0.f) {
     const std::vector<JointOverride> v(joints);
     AttachmentOverrides o;
     o.joints = v;
     o.lock_scale_if_joint_position = lock_scale;
     o.pelvis_offset = pelvis_offset;
-    return w.add_attachment_overrides(e, mesh, o);
+    return override_error(AttachmentOverrideFeature::of(w).add(e, mesh, o));
 }
 
 }  // namespace
@@ -70,30 +72,30 @@ TEST(AttachmentOverrides, PositionOverrideIsAppliedAndRemovalRestoresTheValueBef
     const Vec3 rest = skel->rest_positions()[head];
     const Uuid a = uuid(kMidText);
 
-    ASSERT_EQ(add(w, e, a, {pos(head, {0.01f, 0.f, 0.1f})}), OverrideStatus::Ok);
+    ASSERT_EQ(add(w, e, a, {pos(head, {0.01f, 0.f, 0.1f})}), OverrideError::None);
     EXPECT_EQ(w.local_pose(e).positions[head], (Vec3{0.01f, 0.f, 0.1f}));
     // Rest rotations are identity and scales 1: the head sits 0.1 m above the neck, 1 cm ahead,
     // at once (no step needed: postPelvisSetRecalc updates the joint matrices).
     const ModelPose& mp = w.model_pose(e);
     EXPECT_NEAR(mp.positions[head].x - mp.positions[neck].x, 0.01f, 1e-6f);
     EXPECT_NEAR(mp.positions[head].z - mp.positions[neck].z, 0.1f, 1e-6f);
-    const ActiveOverride q = w.active_position_override(e, head);
+    const ActiveOverride q = AttachmentOverrideFeature::of(w).active_position_override(e, head);
     EXPECT_TRUE(q.found);
     EXPECT_EQ(q.mesh, a);
     EXPECT_EQ(q.count, 1u);
     EXPECT_EQ(q.value, (Vec3{0.01f, 0.f, 0.1f}));
-    EXPECT_FALSE(w.active_position_override(e, neck).found);
-    EXPECT_EQ(w.attachment_override_mesh_count(e), 1u);
-    EXPECT_EQ(w.attachment_override_mesh(e, 0), a);
+    EXPECT_FALSE(AttachmentOverrideFeature::of(w).active_position_override(e, neck).found);
+    EXPECT_EQ(AttachmentOverrideFeature::of(w).mesh_count(e), 1u);
+    EXPECT_EQ(AttachmentOverrideFeature::of(w).mesh(e, 0), a);
     w.step(1.f / 30.f);  // nothing animates the head: it stays overridden
     EXPECT_EQ(w.local_pose(e).positions[head], (Vec3{0.01f, 0.f, 0.1f}));
 
-    ASSERT_EQ(w.remove_attachment_overrides(e, a), OverrideStatus::Ok);
+    ASSERT_EQ(override_error(AttachmentOverrideFeature::of(w).remove(e, a)), OverrideError::None);
     EXPECT_EQ(w.local_pose(e).positions[head], rest);
-    EXPECT_FALSE(w.active_position_override(e, head).found);
-    EXPECT_EQ(w.attachment_override_mesh_count(e), 0u);
+    EXPECT_FALSE(AttachmentOverrideFeature::of(w).active_position_override(e, head).found);
+    EXPECT_EQ(AttachmentOverrideFeature::of(w).mesh_count(e), 0u);
     EXPECT_NEAR(w.model_pose(e).positions[head].z - w.model_pose(e).positions[neck].z, rest.z, 1e-6f);
-    EXPECT_EQ(w.remove_attachment_overrides(e, a), OverrideStatus::NotFound);
+    EXPECT_EQ(override_error(AttachmentOverrideFeature::of(w).remove(e, a)), OverrideError::NotFound);
 }
 
 // The value restored is the one the joint had when its first override came, not the rest value.
@@ -103,21 +105,21 @@ TEST(AttachmentOverrides, RemovalRestoresTheValueFromBeforeTheFirstOverride) {
     const Entity e = w.create_avatar(skel);
     const int head = skel->find("mHead");
     w.local_pose(e).positions[head] = {0.f, 0.f, 0.2f};
-    ASSERT_EQ(add(w, e, uuid(kLowText), {pos(head, {0.f, 0.f, 0.3f})}), OverrideStatus::Ok);
+    ASSERT_EQ(add(w, e, uuid(kLowText), {pos(head, {0.f, 0.f, 0.3f})}), OverrideError::None);
     w.local_pose(e).positions[head] = {0.f, 0.f, 0.5f};  // someone moves it meanwhile
-    ASSERT_EQ(add(w, e, uuid(kMidText), {pos(head, {0.f, 0.f, 0.4f})}), OverrideStatus::Ok);
+    ASSERT_EQ(add(w, e, uuid(kMidText), {pos(head, {0.f, 0.f, 0.4f})}), OverrideError::None);
     EXPECT_EQ(w.local_pose(e).positions[head].z, 0.4f);
     // An animation moves it again; a mesh with a smaller UUID comes and goes: the active value
     // (0.4, mesh kMid) does not change, so the joint is not rewritten either time.
     w.local_pose(e).positions[head] = {0.f, 0.f, 0.6f};
     const Uuid lowest = uuid("00000000-0000-0000-0000-000000000001");
-    ASSERT_EQ(add(w, e, lowest, {pos(head, {0.f, 0.f, 0.35f})}), OverrideStatus::Ok);
+    ASSERT_EQ(add(w, e, lowest, {pos(head, {0.f, 0.f, 0.35f})}), OverrideError::None);
     EXPECT_EQ(w.local_pose(e).positions[head].z, 0.6f);
-    ASSERT_EQ(w.remove_attachment_overrides(e, lowest), OverrideStatus::Ok);
+    ASSERT_EQ(override_error(AttachmentOverrideFeature::of(w).remove(e, lowest)), OverrideError::None);
     EXPECT_EQ(w.local_pose(e).positions[head].z, 0.6f);
-    ASSERT_EQ(w.remove_attachment_overrides(e, uuid(kLowText)), OverrideStatus::Ok);
+    ASSERT_EQ(override_error(AttachmentOverrideFeature::of(w).remove(e, uuid(kLowText))), OverrideError::None);
     EXPECT_EQ(w.local_pose(e).positions[head].z, 0.6f);
-    ASSERT_EQ(w.remove_attachment_overrides(e, uuid(kMidText)), OverrideStatus::Ok);
+    ASSERT_EQ(override_error(AttachmentOverrideFeature::of(w).remove(e, uuid(kMidText))), OverrideError::None);
     EXPECT_EQ(w.local_pose(e).positions[head].z, 0.2f);  // saved when kLow's override came
 }
 
@@ -132,20 +134,20 @@ TEST(AttachmentOverrides, TheLargestMeshUuidIsTheActiveOverride) {
     const Uuid lo = uuid(kLowText), mid = uuid(kMidText), hi = uuid(kHighText);
     const Vec3 plo{0.f, 0.f, 0.21f}, pmid{0.f, 0.f, 0.22f}, phi{0.f, 0.f, 0.23f};
 
-    ASSERT_EQ(add(w, e, mid, {pos(j, pmid)}), OverrideStatus::Ok);
-    ASSERT_EQ(add(w, e, lo, {pos(j, plo)}), OverrideStatus::Ok);  // smaller: mid stays active
+    ASSERT_EQ(add(w, e, mid, {pos(j, pmid)}), OverrideError::None);
+    ASSERT_EQ(add(w, e, lo, {pos(j, plo)}), OverrideError::None);  // smaller: mid stays active
     EXPECT_EQ(w.local_pose(e).positions[j], pmid);
-    EXPECT_EQ(w.active_position_override(e, j).mesh, mid);
-    EXPECT_EQ(w.active_position_override(e, j).count, 2u);
-    ASSERT_EQ(add(w, e, hi, {pos(j, phi)}), OverrideStatus::Ok);  // 0x80… > 0x10…
+    EXPECT_EQ(AttachmentOverrideFeature::of(w).active_position_override(e, j).mesh, mid);
+    EXPECT_EQ(AttachmentOverrideFeature::of(w).active_position_override(e, j).count, 2u);
+    ASSERT_EQ(add(w, e, hi, {pos(j, phi)}), OverrideError::None);  // 0x80… > 0x10…
     EXPECT_EQ(w.local_pose(e).positions[j], phi);
-    EXPECT_EQ(w.active_position_override(e, j).mesh, hi);
+    EXPECT_EQ(AttachmentOverrideFeature::of(w).active_position_override(e, j).mesh, hi);
 
-    ASSERT_EQ(w.remove_attachment_overrides(e, hi), OverrideStatus::Ok);
+    ASSERT_EQ(override_error(AttachmentOverrideFeature::of(w).remove(e, hi)), OverrideError::None);
     EXPECT_EQ(w.local_pose(e).positions[j], pmid);
-    ASSERT_EQ(w.remove_attachment_overrides(e, mid), OverrideStatus::Ok);
+    ASSERT_EQ(override_error(AttachmentOverrideFeature::of(w).remove(e, mid)), OverrideError::None);
     EXPECT_EQ(w.local_pose(e).positions[j], plo);
-    ASSERT_EQ(w.remove_attachment_overrides(e, lo), OverrideStatus::Ok);
+    ASSERT_EQ(override_error(AttachmentOverrideFeature::of(w).remove(e, lo)), OverrideError::None);
     EXPECT_EQ(w.local_pose(e).positions[j], rest);
 }
 
@@ -166,23 +168,23 @@ TEST(AttachmentOverrides, OffsetsWithinATenthOfAMillimetreAreNotApplied) {
     World w;
     const Entity e = w.create_avatar(skel);
     const Vec3 rest = skel->rest_positions()[head];
-    ASSERT_EQ(add(w, e, uuid(kMidText), {pos(head, {d.x + 0.0001f, d.y, d.z})}), OverrideStatus::Ok);
-    EXPECT_FALSE(w.active_position_override(e, head).found);
+    ASSERT_EQ(add(w, e, uuid(kMidText), {pos(head, {d.x + 0.0001f, d.y, d.z})}), OverrideError::None);
+    EXPECT_FALSE(AttachmentOverrideFeature::of(w).active_position_override(e, head).found);
     EXPECT_EQ(w.local_pose(e).positions[head], rest);
-    EXPECT_EQ(w.attachment_override_mesh_count(e), 1u);
-    EXPECT_EQ(add(w, e, uuid(kMidText), {pos(head, {1.f, 0.f, 0.f})}), OverrideStatus::AlreadyActive);
-    ASSERT_EQ(add(w, e, uuid(kHighText), {pos(head, {d.x + 0.00011f, d.y, d.z})}), OverrideStatus::Ok);
-    EXPECT_TRUE(w.active_position_override(e, head).found);
+    EXPECT_EQ(AttachmentOverrideFeature::of(w).mesh_count(e), 1u);
+    EXPECT_EQ(add(w, e, uuid(kMidText), {pos(head, {1.f, 0.f, 0.f})}), OverrideError::AlreadyActive);
+    ASSERT_EQ(add(w, e, uuid(kHighText), {pos(head, {d.x + 0.00011f, d.y, d.z})}), OverrideError::None);
+    EXPECT_TRUE(AttachmentOverrideFeature::of(w).active_position_override(e, head).found);
     EXPECT_EQ(w.local_pose(e).positions[head].x, 0.00011f);
 
     // The pelvis is compared with its file position (0, 0, 1.067), not its local rest (0):
     // a mesh that puts it at 1.067 (the usual upload) overrides nothing, one at 0 does.
     const int pelvis = skel->pelvis();
     const Entity f = w.create_avatar(skel);
-    ASSERT_EQ(add(w, f, uuid(kLowText), {pos(pelvis, skel->default_position(pelvis))}), OverrideStatus::Ok);
-    EXPECT_FALSE(w.active_position_override(f, pelvis).found);
-    ASSERT_EQ(add(w, f, uuid(kMidText), {pos(pelvis, {0.f, 0.f, 0.f})}), OverrideStatus::Ok);
-    EXPECT_TRUE(w.active_position_override(f, pelvis).found);
+    ASSERT_EQ(add(w, f, uuid(kLowText), {pos(pelvis, skel->default_position(pelvis))}), OverrideError::None);
+    EXPECT_FALSE(AttachmentOverrideFeature::of(w).active_position_override(f, pelvis).found);
+    ASSERT_EQ(add(w, f, uuid(kMidText), {pos(pelvis, {0.f, 0.f, 0.f})}), OverrideError::None);
+    EXPECT_TRUE(AttachmentOverrideFeature::of(w).active_position_override(f, pelvis).found);
 }
 
 // Animation positions are blended without overrides: a motion positioning the joint wins while
@@ -196,7 +198,7 @@ TEST(AttachmentOverrides, AnimatedPositionsWinWhileTheyPlay) {
     const Entity e = w.create_avatar(skel);
     const int head = skel->find("mHead");
     const Vec3 over{0.f, 0.f, 0.1f}, anim{0.f, 0.02f, 0.09f};
-    ASSERT_EQ(add(w, e, uuid(kMidText), {pos(head, over)}), OverrideStatus::Ok);
+    ASSERT_EQ(add(w, e, uuid(kMidText), {pos(head, over)}), OverrideError::None);
 
     MotionJoint j = test::rot_joint("mHead", {{0.f, 0.f}, {1.f, 0.f}});
     j.pos_keys = {{0.f, anim}, {1.f, anim}};
@@ -208,7 +210,7 @@ TEST(AttachmentOverrides, AnimatedPositionsWinWhileTheyPlay) {
     EXPECT_EQ(w.local_pose(e).positions[head], anim);
     // A new, larger override during playback: written now (updatePos), replaced by the next blend.
     const Vec3 over2{0.f, 0.f, 0.12f};
-    ASSERT_EQ(add(w, e, uuid(kHighText), {pos(head, over2)}), OverrideStatus::Ok);
+    ASSERT_EQ(add(w, e, uuid(kHighText), {pos(head, over2)}), OverrideError::None);
     EXPECT_EQ(w.local_pose(e).positions[head], over2);
     w.step(0.25f);
     EXPECT_EQ(w.local_pose(e).positions[head], anim);
@@ -217,10 +219,10 @@ TEST(AttachmentOverrides, AnimatedPositionsWinWhileTheyPlay) {
     w.step(0.25f);
     EXPECT_FALSE(w.controller(e).is_active(clip.get()));
     EXPECT_EQ(w.local_pose(e).positions[head], anim);  // left behind, as in the viewer
-    ASSERT_EQ(w.reset_skeleton(e), OverrideStatus::Ok);
+    ASSERT_EQ(override_error(AttachmentOverrideFeature::of(w).reset_skeleton(e)), OverrideError::None);
     EXPECT_EQ(w.local_pose(e).positions[head], over2);
     // The reset made the rest value the one restored when the overrides go.
-    ASSERT_EQ(w.clear_attachment_overrides(e), OverrideStatus::Ok);
+    ASSERT_EQ(override_error(AttachmentOverrideFeature::of(w).clear(e)), OverrideError::None);
     EXPECT_EQ(w.local_pose(e).positions[head], skel->rest_positions()[head]);
 }
 
@@ -232,18 +234,18 @@ TEST(AttachmentOverrides, ScaleOverridesFollowTheSameBooks) {
     const Entity e = w.create_avatar(skel);
     const int chest = skel->find("mChest");
     w.local_pose(e).scales[chest] = {1.1f, 1.1f, 1.1f};
-    ASSERT_EQ(add(w, e, uuid(kMidText), {scl(chest, {2.f, 2.f, 2.f})}), OverrideStatus::Ok);
+    ASSERT_EQ(add(w, e, uuid(kMidText), {scl(chest, {2.f, 2.f, 2.f})}), OverrideError::None);
     EXPECT_EQ(w.local_pose(e).scales[chest], (Vec3{2.f, 2.f, 2.f}));
-    ASSERT_EQ(add(w, e, uuid(kLowText), {scl(chest, {3.f, 3.f, 3.f})}), OverrideStatus::Ok);
+    ASSERT_EQ(add(w, e, uuid(kLowText), {scl(chest, {3.f, 3.f, 3.f})}), OverrideError::None);
     EXPECT_EQ(w.local_pose(e).scales[chest], (Vec3{2.f, 2.f, 2.f}));
-    EXPECT_EQ(w.active_scale_override(e, chest).count, 2u);
-    EXPECT_FALSE(w.active_position_override(e, chest).found);
-    ASSERT_EQ(w.remove_attachment_overrides(e, uuid(kMidText)), OverrideStatus::Ok);
+    EXPECT_EQ(AttachmentOverrideFeature::of(w).active_scale_override(e, chest).count, 2u);
+    EXPECT_FALSE(AttachmentOverrideFeature::of(w).active_position_override(e, chest).found);
+    ASSERT_EQ(override_error(AttachmentOverrideFeature::of(w).remove(e, uuid(kMidText))), OverrideError::None);
     EXPECT_EQ(w.local_pose(e).scales[chest], (Vec3{3.f, 3.f, 3.f}));
-    ASSERT_EQ(w.remove_attachment_overrides(e, uuid(kLowText)), OverrideStatus::Ok);
+    ASSERT_EQ(override_error(AttachmentOverrideFeature::of(w).remove(e, uuid(kLowText))), OverrideError::None);
     EXPECT_EQ(w.local_pose(e).scales[chest], (Vec3{1.1f, 1.1f, 1.1f}));
     // A scale of 1.00001 is 1e-5 from the default: still applied (no threshold for scales).
-    ASSERT_EQ(add(w, e, uuid(kHighText), {scl(chest, {1.00001f, 1.f, 1.f})}), OverrideStatus::Ok);
+    ASSERT_EQ(add(w, e, uuid(kHighText), {scl(chest, {1.00001f, 1.f, 1.f})}), OverrideError::None);
     EXPECT_EQ(w.local_pose(e).scales[chest].x, 1.00001f);
 }
 
@@ -258,18 +260,18 @@ TEST(AttachmentOverrides, LockScaleIfJointPositionLocksTheDefaultScale) {
     w.local_pose(e).scales[neck] = {1.3f, 1.3f, 1.3f};
     ASSERT_EQ(add(w, e, uuid(kMidText),
                   {pos(head, {0.f, 0.f, 0.1f}), pos(neck, skel->default_position(neck))}, /*lock_scale=*/true),
-              OverrideStatus::Ok);
+              OverrideError::None);
     EXPECT_EQ(w.local_pose(e).scales[head], skel->rest_scales()[head]);
-    EXPECT_EQ(w.active_scale_override(e, head).value, (Vec3{1.f, 1.f, 1.f}));
+    EXPECT_EQ(AttachmentOverrideFeature::of(w).active_scale_override(e, head).value, (Vec3{1.f, 1.f, 1.f}));
     EXPECT_EQ(w.local_pose(e).scales[neck], (Vec3{1.3f, 1.3f, 1.3f}));  // not above the threshold
-    EXPECT_FALSE(w.active_scale_override(e, neck).found);
-    ASSERT_EQ(w.remove_attachment_overrides(e, uuid(kMidText)), OverrideStatus::Ok);
+    EXPECT_FALSE(AttachmentOverrideFeature::of(w).active_scale_override(e, neck).found);
+    ASSERT_EQ(override_error(AttachmentOverrideFeature::of(w).remove(e, uuid(kMidText))), OverrideError::None);
     EXPECT_EQ(w.local_pose(e).scales[head], (Vec3{1.2f, 1.2f, 1.2f}));
 
     // Without the flag, positions only.
-    ASSERT_EQ(add(w, e, uuid(kHighText), {pos(head, {0.f, 0.f, 0.1f})}), OverrideStatus::Ok);
+    ASSERT_EQ(add(w, e, uuid(kHighText), {pos(head, {0.f, 0.f, 0.1f})}), OverrideError::None);
     EXPECT_EQ(w.local_pose(e).scales[head], (Vec3{1.2f, 1.2f, 1.2f}));
-    EXPECT_FALSE(w.active_scale_override(e, head).found);
+    EXPECT_FALSE(AttachmentOverrideFeature::of(w).active_scale_override(e, head).found);
 }
 
 // The pelvis: fix-ups (mPelvisOffset) keyed by mesh, largest UUID active; every removal sets
@@ -280,27 +282,27 @@ TEST(AttachmentOverrides, PelvisFixupsAndThePelvisPosition) {
     const auto skel = Skeleton::default_skeleton();
     const Entity e = w.create_avatar(skel);
     const int pelvis = skel->pelvis();
-    ASSERT_EQ(add(w, e, uuid(kMidText), {}, false, 0.05f), OverrideStatus::Ok);
-    ActiveOverride f = w.pelvis_fixup(e);
+    ASSERT_EQ(add(w, e, uuid(kMidText), {}, false, 0.05f), OverrideError::None);
+    ActiveOverride f = AttachmentOverrideFeature::of(w).pelvis_fixup(e);
     EXPECT_TRUE(f.found);
     EXPECT_EQ(f.value, (Vec3{0.f, 0.f, 0.05f}));
-    ASSERT_EQ(add(w, e, uuid(kLowText), {}, false, -0.02f), OverrideStatus::Ok);
-    EXPECT_EQ(w.pelvis_fixup(e).value.z, 0.05f);  // kMid > kLow
-    ASSERT_EQ(add(w, e, uuid(kHighText), {}, false, -0.03f), OverrideStatus::Ok);
-    EXPECT_EQ(w.pelvis_fixup(e).value.z, -0.03f);
-    EXPECT_EQ(w.pelvis_fixup(e).count, 3u);
+    ASSERT_EQ(add(w, e, uuid(kLowText), {}, false, -0.02f), OverrideError::None);
+    EXPECT_EQ(AttachmentOverrideFeature::of(w).pelvis_fixup(e).value.z, 0.05f);  // kMid > kLow
+    ASSERT_EQ(add(w, e, uuid(kHighText), {}, false, -0.03f), OverrideError::None);
+    EXPECT_EQ(AttachmentOverrideFeature::of(w).pelvis_fixup(e).value.z, -0.03f);
+    EXPECT_EQ(AttachmentOverrideFeature::of(w).pelvis_fixup(e).count, 3u);
 
     w.local_pose(e).positions[pelvis] = {0.f, 0.f, 0.3f};  // e.g. a sit animation left it there
-    ASSERT_EQ(w.remove_attachment_overrides(e, uuid(kHighText)), OverrideStatus::Ok);
-    EXPECT_EQ(w.pelvis_fixup(e).value.z, 0.05f);
+    ASSERT_EQ(override_error(AttachmentOverrideFeature::of(w).remove(e, uuid(kHighText))), OverrideError::None);
+    EXPECT_EQ(AttachmentOverrideFeature::of(w).pelvis_fixup(e).value.z, 0.05f);
     EXPECT_EQ(w.local_pose(e).positions[pelvis], (Vec3{0.f, 0.f, 0.f}));
     w.local_pose(e).positions[pelvis] = {0.f, 0.f, 0.3f};
-    ASSERT_EQ(w.clear_attachment_overrides(e), OverrideStatus::Ok);  // fix-ups existed: pelvis to 0
-    EXPECT_FALSE(w.pelvis_fixup(e).found);
+    ASSERT_EQ(override_error(AttachmentOverrideFeature::of(w).clear(e)), OverrideError::None);  // fix-ups existed: pelvis to 0
+    EXPECT_FALSE(AttachmentOverrideFeature::of(w).pelvis_fixup(e).found);
     EXPECT_EQ(w.local_pose(e).positions[pelvis], (Vec3{0.f, 0.f, 0.f}));
 
     // A pelvis position override (1.2 is above the threshold from 1.067).
-    ASSERT_EQ(add(w, e, uuid(kMidText), {pos(pelvis, {0.f, 0.f, 1.2f})}), OverrideStatus::Ok);
+    ASSERT_EQ(add(w, e, uuid(kMidText), {pos(pelvis, {0.f, 0.f, 1.2f})}), OverrideError::None);
     EXPECT_EQ(w.local_pose(e).positions[pelvis], (Vec3{0.f, 0.f, 1.2f}));
     EXPECT_NEAR(w.model_pose(e).positions[skel->find("mTorso")].z, 1.2f + 0.084f, 1e-5f);
     w.controller(e).start_pelvis_fix();
@@ -317,14 +319,14 @@ TEST(AttachmentOverrides, BodySizeFollowsTheOverrides) {
     World w;
     const auto skel = Skeleton::default_skeleton();
     const Entity e = w.create_avatar(skel);
-    BodySize b = w.body_size(e);
+    BodySize b = AttachmentOverrideFeature::of(w).body_size(e);
     EXPECT_NEAR(b.pelvis_to_foot, 0.979f, 2e-6f);
     EXPECT_NEAR(b.height, 1.706723f, 2e-6f);
     const int knee = skel->find("mKneeLeft");
     Vec3 k = skel->default_position(knee);
     k.z += 0.05f;
-    ASSERT_EQ(add(w, e, uuid(kMidText), {pos(knee, k)}), OverrideStatus::Ok);
-    b = w.body_size(e);
+    ASSERT_EQ(add(w, e, uuid(kMidText), {pos(knee, k)}), OverrideError::None);
+    b = AttachmentOverrideFeature::of(w).body_size(e);
     EXPECT_NEAR(b.pelvis_to_foot, 0.929f, 2e-6f);
     EXPECT_NEAR(b.height, 1.656723f, 2e-6f);
 }
@@ -337,27 +339,32 @@ TEST(AttachmentOverrides, BadInputChangesNothing) {
     const int head = skel->find("mHead");
     const Vec3 rest = skel->rest_positions()[head];
     const float nan = std::numeric_limits<float>::quiet_NaN();
-    EXPECT_EQ(add(w, e, Uuid{}, {pos(head, {0.f, 0.f, 0.1f})}), OverrideStatus::NullMesh);
+    EXPECT_EQ(add(w, e, Uuid{}, {pos(head, {0.f, 0.f, 0.1f})}), OverrideError::NullMesh);
     EXPECT_EQ(add(w, e, uuid(kMidText), {pos(head, {0.f, 0.f, 0.1f}), pos(skel->num_joints(), {})}),
-              OverrideStatus::InvalidJoint);
-    EXPECT_EQ(add(w, e, uuid(kMidText), {pos(-1, {})}), OverrideStatus::InvalidJoint);
+              OverrideError::InvalidJoint);
+    EXPECT_EQ(add(w, e, uuid(kMidText), {pos(-1, {})}), OverrideError::InvalidJoint);
     EXPECT_EQ(add(w, e, uuid(kMidText), {pos(head, {0.f, 0.f, 0.1f}), scl(head, {nan, 1.f, 1.f})}),
-              OverrideStatus::NonFinite);
-    EXPECT_EQ(add(w, e, uuid(kMidText), {}, false, nan), OverrideStatus::NonFinite);
+              OverrideError::NonFinite);
+    EXPECT_EQ(add(w, e, uuid(kMidText), {}, false, nan), OverrideError::NonFinite);
     EXPECT_EQ(w.local_pose(e).positions[head], rest);
-    EXPECT_EQ(w.attachment_override_mesh_count(e), 0u);
-    EXPECT_EQ(w.remove_attachment_overrides(e, uuid(kMidText)), OverrideStatus::NotFound);
-    EXPECT_EQ(w.remove_attachment_overrides(e, Uuid{}), OverrideStatus::NullMesh);
-    EXPECT_EQ(w.clear_attachment_overrides(e), OverrideStatus::Ok);
+    EXPECT_EQ(AttachmentOverrideFeature::of(w).mesh_count(e), 0u);
+    EXPECT_EQ(override_error(AttachmentOverrideFeature::of(w).remove(e, uuid(kMidText))), OverrideError::NotFound);
+    EXPECT_EQ(override_error(AttachmentOverrideFeature::of(w).remove(e, Uuid{})), OverrideError::NullMesh);
+    EXPECT_EQ(override_error(AttachmentOverrideFeature::of(w).clear(e)), OverrideError::None);
     const Entity gone = w.create_avatar(skel);
     w.destroy(gone);
-    EXPECT_EQ(add(w, gone, uuid(kMidText), {}), OverrideStatus::InvalidEntity);
-    EXPECT_EQ(w.remove_attachment_overrides(gone, uuid(kMidText)), OverrideStatus::InvalidEntity);
-    EXPECT_EQ(w.clear_attachment_overrides(gone), OverrideStatus::InvalidEntity);
-    EXPECT_EQ(w.reset_skeleton(gone), OverrideStatus::InvalidEntity);
-    EXPECT_FALSE(w.active_position_override(gone, head).found);
-    EXPECT_FALSE(w.active_position_override(e, 100000).found);
-    EXPECT_STREQ(override_status_name(OverrideStatus::AlreadyActive), "mesh overrides already applied");
+    EXPECT_EQ(add(w, gone, uuid(kMidText), {}), OverrideError::InvalidEntity);
+    EXPECT_EQ(override_error(AttachmentOverrideFeature::of(w).remove(gone, uuid(kMidText))), OverrideError::InvalidEntity);
+    EXPECT_EQ(override_error(AttachmentOverrideFeature::of(w).clear(gone)), OverrideError::InvalidEntity);
+    EXPECT_EQ(override_error(AttachmentOverrideFeature::of(w).reset_skeleton(gone)), OverrideError::InvalidEntity);
+    EXPECT_FALSE(AttachmentOverrideFeature::of(w).active_position_override(gone, head).found);
+    EXPECT_FALSE(AttachmentOverrideFeature::of(w).active_position_override(e, 100000).found);
+    EXPECT_STREQ(override_error_name(OverrideError::AlreadyActive), "mesh overrides already applied");
+    const Status st = AttachmentOverrideFeature::of(w).remove(e, uuid(kMidText));  // the error's message and code
+    ASSERT_FALSE(st.ok());
+    EXPECT_EQ(st.error().message, "mesh overrides not applied");
+    EXPECT_EQ(override_error(st), OverrideError::NotFound);
+    EXPECT_EQ(override_error(Status{}), OverrideError::None);
 }
 
 // The books follow their avatar when another is destroyed (dense arrays swap-remove), and they
@@ -368,13 +375,13 @@ TEST(AttachmentOverrides, OverridesStayWithTheirAvatar) {
     const Entity a = w.create_avatar(skel), b = w.create_avatar(skel);
     const int head = skel->find("mHead");
     const std::size_t bytes0 = w.avatar_state_bytes();
-    ASSERT_EQ(add(w, b, uuid(kMidText), {pos(head, {0.f, 0.f, 0.1f})}), OverrideStatus::Ok);
+    ASSERT_EQ(add(w, b, uuid(kMidText), {pos(head, {0.f, 0.f, 0.1f})}), OverrideError::None);
     EXPECT_GT(w.avatar_state_bytes(), bytes0);
     ASSERT_TRUE(w.destroy(a));
-    EXPECT_EQ(w.active_position_override(b, head).value, (Vec3{0.f, 0.f, 0.1f}));
+    EXPECT_EQ(AttachmentOverrideFeature::of(w).active_position_override(b, head).value, (Vec3{0.f, 0.f, 0.1f}));
     EXPECT_EQ(w.local_pose(b).positions[head], (Vec3{0.f, 0.f, 0.1f}));
     const Entity c = w.create_avatar(skel);
-    EXPECT_FALSE(w.active_position_override(c, head).found);
+    EXPECT_FALSE(AttachmentOverrideFeature::of(w).active_position_override(c, head).found);
 
     // A full rig: every bone 1 cm off its default, scales locked: 2 × 133 entries of 16 bytes,
     // 2 × 133 saved values of 16 bytes, the mesh id, the books' 96-byte header, and the
@@ -385,7 +392,7 @@ TEST(AttachmentOverrides, OverridesStayWithTheirAvatar) {
     AttachmentOverrides o;
     o.joints = rig;
     o.lock_scale_if_joint_position = true;
-    ASSERT_EQ(w.add_attachment_overrides(c, uuid(kHighText), o), OverrideStatus::Ok);
+    ASSERT_EQ(override_error(AttachmentOverrideFeature::of(w).add(c, uuid(kHighText), o)), OverrideError::None);
     const std::size_t per_rig = w.avatar_state_bytes() - before;
     RecordProperty("full_rig_bytes", std::to_string(per_rig));
     EXPECT_EQ(per_rig, 96u + 2u * 133u * 16u + 2u * 133u * 16u + 16u + 2624u);
@@ -489,27 +496,27 @@ TEST(AttachmentOverrides, SkeletalVisualParamsDoNotMoveOverriddenJoints) {
     for (Entity e : {plain, over}) {
         auto app = Appearance::create(*model, AppearanceOptions{.skin = false});
         ASSERT_TRUE(app) << app.error().describe();
-        ASSERT_TRUE(w.set_appearance(e, std::shared_ptr<Appearance>(std::move(*app))));
+        ASSERT_TRUE(AppearanceFeature::of(w).set(e, std::shared_ptr<Appearance>(std::move(*app))));
     }
     w.step(0.f);  // defaults applied
     const Vec3 before_pos = w.local_pose(over).positions[moved];
     const Vec3 before_scale = w.local_pose(over).scales[scaled];
     const Vec3 op = (*skel)->default_position(moved) + Vec3{0.f, 0.f, 0.02f};
-    ASSERT_EQ(add(w, over, uuid(kMidText), {pos(moved, op), scl(scaled, {1.5f, 1.5f, 1.5f})}), OverrideStatus::Ok);
+    ASSERT_EQ(add(w, over, uuid(kMidText), {pos(moved, op), scl(scaled, {1.5f, 1.5f, 1.5f})}), OverrideError::None);
 
     const float target = info.default_weight == info.max ? info.min : info.max;
-    for (Entity e : {plain, over}) ASSERT_TRUE(w.appearance(e)->state().set_weight(param, target)) << info.name;
+    for (Entity e : {plain, over}) ASSERT_TRUE(AppearanceFeature::of(w).get(e)->state().set_weight(param, target)) << info.name;
     w.step(1.f / 30.f);
     EXPECT_NE(w.local_pose(plain).positions[moved], before_pos) << info.name << " moves " << (*skel)->name(moved);
     EXPECT_NE(w.local_pose(plain).scales[scaled], before_scale) << info.name << " scales " << (*skel)->name(scaled);
     EXPECT_EQ(w.local_pose(over).positions[moved], op);
     EXPECT_EQ(w.local_pose(over).scales[scaled], (Vec3{1.5f, 1.5f, 1.5f}));
-    EXPECT_EQ(w.appearance(over)->touched_joints()[moved] & 1u, 1u);
+    EXPECT_EQ(AppearanceFeature::of(w).get(over)->touched_joints()[moved] & 1u, 1u);
 
-    ASSERT_EQ(w.remove_attachment_overrides(over, uuid(kMidText)), OverrideStatus::Ok);
+    ASSERT_EQ(override_error(AttachmentOverrideFeature::of(w).remove(over, uuid(kMidText))), OverrideError::None);
     EXPECT_EQ(w.local_pose(over).positions[moved], before_pos);
     EXPECT_EQ(w.local_pose(over).scales[scaled], before_scale);
-    ASSERT_EQ(w.reset_skeleton(over), OverrideStatus::Ok);
+    ASSERT_EQ(override_error(AttachmentOverrideFeature::of(w).reset_skeleton(over)), OverrideError::None);
     EXPECT_EQ(w.local_pose(over).positions[moved], w.local_pose(plain).positions[moved]);
     EXPECT_EQ(w.local_pose(over).scales[scaled], w.local_pose(plain).scales[scaled]);
 }
@@ -554,7 +561,7 @@ TEST(AttachmentOverrides, RealAnimationPositionsWinOverOverrides) {
     World w;
     const Entity plain = w.create_avatar(skel), over = w.create_avatar(skel);
     const Vec3 op = skel->default_position(joint) + Vec3{0.03f, -0.02f, 0.04f};
-    ASSERT_EQ(add(w, over, uuid(kMidText), {pos(joint, op)}), OverrideStatus::Ok);
+    ASSERT_EQ(add(w, over, uuid(kMidText), {pos(joint, op)}), OverrideError::None);
     for (Entity e : {plain, over}) w.controller(e).start(clip);
     w.step(0.f);
     w.step(1.f / 30.f);  // past time 0, where an easing-in motion still weighs 0
@@ -572,11 +579,11 @@ TEST(AttachmentOverrides, RealAnimationPositionsWinOverOverrides) {
     EXPECT_FALSE(w.controller(over).is_active(clip.get()));
     const Vec3 left = w.local_pose(plain).positions[joint];
     EXPECT_EQ(w.local_pose(over).positions[joint], left);
-    ASSERT_EQ(w.reset_skeleton(over), OverrideStatus::Ok);
+    ASSERT_EQ(override_error(AttachmentOverrideFeature::of(w).reset_skeleton(over)), OverrideError::None);
     EXPECT_EQ(w.local_pose(over).positions[joint], op);
     w.step(1.f / 30.f);
     EXPECT_EQ(w.local_pose(over).positions[joint], op);
-    ASSERT_EQ(w.remove_attachment_overrides(over, uuid(kMidText)), OverrideStatus::Ok);
+    ASSERT_EQ(override_error(AttachmentOverrideFeature::of(w).remove(over, uuid(kMidText))), OverrideError::None);
     EXPECT_EQ(w.local_pose(over).positions[joint], skel->rest_positions()[joint]);
 }
 
@@ -586,7 +593,7 @@ TEST(AttachmentOverrides, ReducedRateAvatarsKeepTheOverride) {
     World w;
     LodSettings lod;
     lod.enabled = true;
-    w.set_lod(lod);
+    LodFeature::of(w).set_settings(lod);
     const auto skel = Skeleton::default_skeleton();
     const Entity e = w.create_avatar(skel);
     w.controller(e).set_pixel_area(100.f);  // below half_rate_area: every 4th step
@@ -594,9 +601,9 @@ TEST(AttachmentOverrides, ReducedRateAvatarsKeepTheOverride) {
     const auto clip = test::clip(test::motion({test::rot_joint("mShoulderLeft", {{0.f, 0.f}, {4.f, 90.f}})}, 4.f, 3));
     w.controller(e).start(clip);
     for (int k = 0; k < 2; ++k) w.step(1.f / 30.f);  // inside an interpolation span
-    ASSERT_EQ(w.update_period_at(0), 4);
+    ASSERT_EQ(LodFeature::of(w).update_period_at(0), 4);
     const Vec3 over{0.f, 0.f, 0.1f};
-    ASSERT_EQ(add(w, e, uuid(kMidText), {pos(head, over)}), OverrideStatus::Ok);
+    ASSERT_EQ(add(w, e, uuid(kMidText), {pos(head, over)}), OverrideError::None);
     const Quat arm_before = w.local_pose(e).rotations[arm];
     for (int k = 0; k < 6; ++k) {
         w.step(1.f / 30.f);

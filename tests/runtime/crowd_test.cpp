@@ -13,6 +13,9 @@
 #include "slanim/runtime/appearance.hpp"
 #include "slanim/runtime/crowd.hpp"
 #include "slanim/runtime/world.hpp"
+#include "slanim/runtime/appearance_feature.hpp"
+#include "slanim/runtime/lod_feature.hpp"
+#include "slanim/runtime/procedural_feature.hpp"
 #include "synthetic_appearance.hpp"
 
 using namespace slanim;
@@ -122,16 +125,17 @@ std::vector<unsigned char> play_crowd(int threads, bool lod) {
     WorldOptions o;
     o.threads = threads;
     o.chunk = 4;
-    World w(o);
+    auto w_owner = World::create(o).value();
+    World& w = *w_owner;
     const auto clips = crowd_clips();
     const auto ents = populate_crowd(w, skeleton(), clips, 41);
     if (lod) {  // every update period and hidden avatars in the mix
         LodSettings s;
         s.enabled = true;
-        w.set_lod(s);
+        LodFeature::of(w).set_settings(s);
         const float areas[] = {1e6f, 5000.f, 100.f};
         for (std::size_t k = 0; k < ents.size(); ++k) w.controller(ents[k]).set_pixel_area(areas[k % 3]);
-        for (std::size_t k = 0; k < ents.size(); k += 5) w.set_visible(ents[k], false);
+        for (std::size_t k = 0; k < ents.size(); k += 5) LodFeature::of(w).set_visible(ents[k], false);
     }
     std::vector<unsigned char> out;
     for (int f = 0; f < 150; ++f) {
@@ -161,32 +165,33 @@ std::vector<unsigned char> play_procedural_crowd(int threads, bool lod) {
     WorldOptions o;
     o.threads = threads;
     o.chunk = 4;
-    World w(o);
+    auto w_owner = World::create(o).value();
+    World& w = *w_owner;
     const auto clips = crowd_clips();
     const auto ents = populate_crowd(w, skeleton(), clips, 41);
     for (std::size_t k = 0; k < ents.size(); ++k) {
         ProceduralSet set = ProceduralSet::all();
         if (k % 4 == 1) set.eye = false;
         if (k % 4 == 2) set.body_noise = set.breathe = false;
-        EXPECT_TRUE(w.set_procedural_motions(ents[k], set));
+        EXPECT_TRUE(ProceduralFeature::of(w).set_motions(ents[k], set));
         const float a = static_cast<float>(k) * 0.7f;
-        w.set_look_at(ents[k], Vec3{2.f * std::cos(a), 2.f * std::sin(a), 1.5f});
+        ProceduralFeature::of(w).set_look_at(ents[k], Vec3{2.f * std::cos(a), 2.f * std::sin(a), 1.5f});
     }
     if (lod) {
         LodSettings s;
         s.enabled = true;
-        w.set_lod(s);
+        LodFeature::of(w).set_settings(s);
         const float areas[] = {1e6f, 5000.f, 100.f};
         for (std::size_t k = 0; k < ents.size(); ++k) w.controller(ents[k]).set_pixel_area(areas[k % 3]);
-        for (std::size_t k = 0; k < ents.size(); k += 5) w.set_visible(ents[k], false);
+        for (std::size_t k = 0; k < ents.size(); k += 5) LodFeature::of(w).set_visible(ents[k], false);
     }
     std::vector<unsigned char> out;
     for (int f = 0; f < 150; ++f) {
         if (f == 40)
-            for (std::size_t k = 0; k < ents.size(); k += 2) w.set_look_at(ents[k], Vec3{0.4f, -1.f, 1.f}, LookAtFrame::HeadOffset);
-        if (f == 60) w.set_procedural_motions(ents[3], {});
-        if (f == 80) w.set_procedural_motions(ents[3], ProceduralSet::all());
-        if (f == 90) w.clear_look_at(ents[5]);
+            for (std::size_t k = 0; k < ents.size(); k += 2) ProceduralFeature::of(w).set_look_at(ents[k], Vec3{0.4f, -1.f, 1.f}, LookAtFrame::HeadOffset);
+        if (f == 60) ProceduralFeature::of(w).set_motions(ents[3], {});
+        if (f == 80) ProceduralFeature::of(w).set_motions(ents[3], ProceduralSet::all());
+        if (f == 90) ProceduralFeature::of(w).clear_look_at(ents[5]);
         w.step(1.f / 60.f);
         if (f % 10 != 9) continue;
         for (std::size_t i = 0; i < w.size(); ++i) {
@@ -241,7 +246,8 @@ TEST(Crowd, StepDoesNotAllocateOnceMotionsAreLoaded) {
     for (int threads : {1, 2}) {
         WorldOptions o;
         o.threads = threads;
-        World w(o);
+        auto w_owner = World::create(o).value();
+    World& w = *w_owner;
         const auto clips = crowd_clips();
         populate_crowd(w, skeleton(), clips, 64);
         for (int f = 0; f < 5; ++f) w.step(1.f / 60.f);  // the scratch grows to its need
@@ -262,7 +268,8 @@ TEST(Crowd, SharedBindPosesStopAllocatingOnceTheirShapesRepeat) {
         WorldOptions o;
         o.threads = threads;
         o.chunk = 2;
-        World w(o);
+        auto w_owner = World::create(o).value();
+    World& w = *w_owner;
         AppearanceOptions ao;
         ao.bind_poses = std::make_shared<BindPoseCache>();
         std::vector<Appearance*> apps;
@@ -271,7 +278,7 @@ TEST(Crowd, SharedBindPosesStopAllocatingOnceTheirShapesRepeat) {
             auto a = Appearance::create(f.model, ao);
             ASSERT_TRUE(a) << a.error().describe();
             apps.push_back(a->get());
-            w.set_appearance(e, std::shared_ptr<Appearance>(std::move(*a)));
+            AppearanceFeature::of(w).set(e, std::shared_ptr<Appearance>(std::move(*a)));
         }
         const ParamIndex blink = f.model->find("Blink_Left");
         const auto toggle = [&](int frame) {
@@ -297,7 +304,8 @@ TEST(Crowd, FourActiveMotionsFitIn16KiBPerAvatar) {
     constexpr int kAvatars = 256;
     WorldOptions o;
     o.threads = 1;
-    World w(o);
+    auto w_owner = World::create(o).value();
+    World& w = *w_owner;
     g_live = 0;
     g_count = true;
     const auto ents = populate_crowd(w, skeleton(), clips, kAvatars);
@@ -316,10 +324,17 @@ TEST(Crowd, FourActiveMotionsFitIn16KiBPerAvatar) {
 }
 
 TEST(Crowd, WorldRejectsBadOptionsAndSystems) {
-    EXPECT_THROW(World(WorldOptions{-1, 8}), std::invalid_argument);
-    EXPECT_THROW(World(WorldOptions{257, 8}), std::invalid_argument);
-    EXPECT_THROW(World(WorldOptions{1, 0}), std::invalid_argument);
-    World w(WorldOptions{3, 8});
+    for (const WorldOptions& bad : {WorldOptions{-1, 8}, WorldOptions{257, 8}, WorldOptions{1, 0}}) {
+        const auto created = World::create(bad);
+        ASSERT_FALSE(created.ok());
+        EXPECT_FALSE(bad.validate().ok());
+        EXPECT_EQ(created.error().message, bad.validate().error().message);
+    }
+    EXPECT_NE(World::create(WorldOptions{-1, 8}).error().message.find("threads"), std::string::npos);
+    EXPECT_NE(World::create(WorldOptions{1, 0}).error().message.find("chunk"), std::string::npos);
+    EXPECT_TRUE((WorldOptions{256, 1}.validate().ok()));
+    auto w_owner = World::create(WorldOptions{3, 8}).value();
+    World& w = *w_owner;
     EXPECT_EQ(w.threads(), 3);
     EXPECT_GE(World().threads(), 1);
     // Neither or both kinds of function; a whole-world system where joint states are in scratch.
@@ -337,7 +352,8 @@ TEST(Crowd, WorldRejectsBadOptionsAndSystems) {
 // whole-world systems run alone between the per-avatar stages.
 TEST(Crowd, PerAvatarSystemsSeeEveryAvatarOnce) {
     for (int threads : {1, 2, 4}) {
-        World w(WorldOptions{threads, 3});
+        auto w_owner = World::create(WorldOptions{threads, 3}).value();
+    World& w = *w_owner;
         for (int k = 0; k < 50; ++k) w.create_avatar(skeleton());
         std::vector<std::atomic<int>> seen(50);
         std::atomic<int> in_flight{0};
@@ -357,7 +373,8 @@ TEST(Crowd, PerAvatarSystemsSeeEveryAvatarOnce) {
 // Avatars share their skeleton's rest scales until one needs its own: writing through
 // World::local_pose gives that avatar a private copy, and the others keep the rest scales.
 TEST(Crowd, ScalesAreSharedUntilAnAvatarWritesItsOwn) {
-    World w(WorldOptions{1, 8});
+    auto w_owner = World::create(WorldOptions{1, 8}).value();
+    World& w = *w_owner;
     const Entity a = w.create_avatar(skeleton()), b = w.create_avatar(skeleton());
     EXPECT_EQ(w.local_pose_at(0).scales.data(), w.local_pose_at(1).scales.data());
     const int chest = skeleton()->find("mChest");
@@ -388,31 +405,33 @@ TEST(Crowd, ProceduralMotionsDoNotAllocateInStepAndFitIn16KiB) {
     for (int threads : {1, 2}) {
         WorldOptions o;
         o.threads = threads;
-        World w(o);
+        auto w_owner = World::create(o).value();
+    World& w = *w_owner;
         const auto clips = crowd_clips();
         const auto ents = populate_crowd(w, skeleton(), clips, 64);
         for (Entity e : ents) {
-            ASSERT_TRUE(w.set_procedural_motions(e, ProceduralSet::all()));
-            w.set_look_at(e, Vec3{3.f, 1.f, 1.6f});
+            ASSERT_TRUE(ProceduralFeature::of(w).set_motions(e, ProceduralSet::all()));
+            ProceduralFeature::of(w).set_look_at(e, Vec3{3.f, 1.f, 1.6f});
         }
         for (int f = 0; f < 5; ++f) w.step(1.f / 60.f);
         const auto move_targets = [&](int f) {  // moving targets cost nothing either
             if (f == 100)
-                for (Entity e : ents) w.set_look_at(e, Vec3{-1.f, 2.f, 1.f}, LookAtFrame::HeadOffset);
+                for (Entity e : ents) ProceduralFeature::of(w).set_look_at(e, Vec3{-1.f, 2.f, 1.f}, LookAtFrame::HeadOffset);
         };
         EXPECT_EQ(step_allocations(w, 240, move_targets), 0) << threads << " threads";
     }
     bool real = false;
     const auto clips = crowd_clips(&real);
     constexpr int kAvatars = 256;
-    World w(WorldOptions{1, 8});
+    auto w_owner = World::create(WorldOptions{1, 8}).value();
+    World& w = *w_owner;
     g_live = 0;
     g_count = true;
     const auto ents = populate_crowd(w, skeleton(), clips, kAvatars);
     for (int f = 0; f < 10; ++f) w.step(1.f / 60.f);
     const long long heap_before = g_live.load();
     const std::size_t before = w.avatar_state_bytes();
-    for (Entity e : ents) w.set_procedural_motions(e, ProceduralSet::all());
+    for (Entity e : ents) ProceduralFeature::of(w).set_motions(e, ProceduralSet::all());
     for (int f = 0; f < 10; ++f) w.step(1.f / 60.f);
     g_count = false;
     for (Entity e : ents) ASSERT_EQ(w.controller(e).active().size(), 8u);

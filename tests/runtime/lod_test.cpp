@@ -8,6 +8,7 @@
 
 #include "slanim/runtime/crowd.hpp"
 #include "slanim/runtime/world.hpp"
+#include "slanim/runtime/lod_feature.hpp"
 #include "test_util.hpp"
 
 using namespace slanim;
@@ -46,18 +47,20 @@ float max_offset(const LocalPose& a, const LocalPose& b) {
 }  // namespace
 
 TEST(Lod, OffByDefaultSoSmallAvatarsPlayExactly) {
-    World w(WorldOptions{1, 8});
-    EXPECT_FALSE(w.lod().enabled);
+    auto w_owner = World::create(WorldOptions{1, 8}).value();
+    World& w = *w_owner;
+    EXPECT_FALSE(LodFeature::of(w).settings().enabled);
     const auto cs = clips();
     const auto a = populate_crowd(w, skeleton(), cs, 2);
     w.controller(a[1]).set_pixel_area(10.f);  // tiny on screen, but LOD is off
-    World ref(WorldOptions{1, 8});
+    auto ref_owner = World::create(WorldOptions{1, 8}).value();
+    World& ref = *ref_owner;
     const auto r = populate_crowd(ref, skeleton(), cs, 2);
     ref.controller(r[1]).set_pixel_area(10.f);
     for (int f = 0; f < 90; ++f) {
         w.step(1.f / 60.f);
         ref.step(1.f / 60.f);
-        EXPECT_EQ(w.update_period_at(1), 1);
+        EXPECT_EQ(LodFeature::of(w).update_period_at(1), 1);
         const ModelPose& p = w.model_pose(a[1]);
         const ModelPose& q = ref.model_pose(r[1]);
         ASSERT_EQ(std::memcmp(p.rotations.data(), q.rotations.data(), p.rotations.size_bytes()), 0) << f;
@@ -65,22 +68,23 @@ TEST(Lod, OffByDefaultSoSmallAvatarsPlayExactly) {
 }
 
 TEST(Lod, PixelAreaThresholdsChooseTheUpdatePeriod) {
-    World w(WorldOptions{1, 8});
+    auto w_owner = World::create(WorldOptions{1, 8}).value();
+    World& w = *w_owner;
     LodSettings lod;
     lod.enabled = true;
-    w.set_lod(lod);
+    LodFeature::of(w).set_settings(lod);
     const auto cs = clips();
     const auto a = populate_crowd(w, skeleton(), cs, 4);
     const float areas[] = {1e6f, 10000.f, 9999.f, 1999.f};
     const int expected[] = {1, 1, 2, 4};
     for (int k = 0; k < 4; ++k) w.controller(a[k]).set_pixel_area(areas[k]);
     w.step(1.f / 60.f);
-    for (int k = 0; k < 4; ++k) EXPECT_EQ(w.update_period_at(static_cast<std::size_t>(k)), expected[k]) << areas[k];
-    w.set_visible(a[0], false);
+    for (int k = 0; k < 4; ++k) EXPECT_EQ(LodFeature::of(w).update_period_at(static_cast<std::size_t>(k)), expected[k]) << areas[k];
+    LodFeature::of(w).set_visible(a[0], false);
     w.step(1.f / 60.f);
-    EXPECT_EQ(w.update_period_at(0), 0);
-    EXPECT_FALSE(w.visible(a[0]));
-    EXPECT_FALSE(w.set_visible(kNullEntity, true));
+    EXPECT_EQ(LodFeature::of(w).update_period_at(0), 0);
+    EXPECT_FALSE(LodFeature::of(w).visible(a[0]));
+    EXPECT_FALSE(LodFeature::of(w).set_visible(kNullEntity, true));
 }
 
 // A reduced-rate avatar shows, every Nth step, the pose a full-rate avatar has at the same time
@@ -88,10 +92,13 @@ TEST(Lod, PixelAreaThresholdsChooseTheUpdatePeriod) {
 TEST(Lod, ReducedRatesMeetTheFullRatePoseAtEveryUpdate) {
     for (const float area : {5000.f, 100.f}) {
         const int period = area >= 2000.f ? 2 : 4;
-        World w(WorldOptions{1, 8}), ref(WorldOptions{1, 8});
+        auto w_owner = World::create(WorldOptions{1, 8}).value();
+        auto ref_owner = World::create(WorldOptions{1, 8}).value();
+        World& w = *w_owner;
+        World& ref = *ref_owner;
         LodSettings lod;
         lod.enabled = true;
-        w.set_lod(lod);
+        LodFeature::of(w).set_settings(lod);
         const auto cs = clips();
         const Entity a = populate_crowd(w, skeleton(), cs, 1)[0];
         const Entity r = populate_crowd(ref, skeleton(), cs, 1)[0];
@@ -122,7 +129,8 @@ TEST(Lod, ReducedRatesMeetTheFullRatePoseAtEveryUpdate) {
 // updateMotionsMinimal: a hidden avatar's clock stands still, its stopped motions end at once,
 // nothing is evaluated (the pose stays as it was), and it resumes where it was when shown.
 TEST(Lod, HiddenAvatarsOnlyKeepTheirBooks) {
-    World w(WorldOptions{2, 8});
+    auto w_owner = World::create(WorldOptions{2, 8}).value();
+    World& w = *w_owner;
     const auto cs = clips();
     const Entity a = populate_crowd(w, skeleton(), cs, 1)[0];
     for (int f = 0; f < 30; ++f) w.step(1.f / 60.f);
@@ -131,14 +139,14 @@ TEST(Lod, HiddenAvatarsOnlyKeepTheirBooks) {
     const float t = w.controller(a).anim_time();
     const ModelPoseCopy before(w.model_pose(a));
     ASSERT_EQ(w.controller(a).active().size(), cs.size());
-    w.set_visible(a, false);
+    LodFeature::of(w).set_visible(a, false);
     for (int f = 0; f < 20; ++f) w.step(1.f / 60.f);
     EXPECT_EQ(w.controller(a).anim_time(), t);
     EXPECT_EQ(w.controller(a).active().size(), cs.size() - 1);  // the stopped one deactivated
     EXPECT_FALSE(w.controller(a).is_active(cs[0].get()));
     const ModelPose& now = w.model_pose(a);
     EXPECT_EQ(std::memcmp(now.rotations.data(), before.rotations.data(), now.rotations.size_bytes()), 0);
-    w.set_visible(a, true);
+    LodFeature::of(w).set_visible(a, true);
     w.step(1.f / 60.f);
     EXPECT_NEAR(w.controller(a).anim_time(), t + 1.f / 60.f, 1e-6f);
     EXPECT_NE(std::memcmp(w.model_pose(a).rotations.data(), before.rotations.data(), now.rotations.size_bytes()), 0);
@@ -146,10 +154,13 @@ TEST(Lod, HiddenAvatarsOnlyKeepTheirBooks) {
 
 // Changing rates mid-interpolation waits for the current target: the clock never drifts.
 TEST(Lod, ChangingRatesKeepsTheClock) {
-    World w(WorldOptions{1, 8}), ref(WorldOptions{1, 8});
+    auto w_owner = World::create(WorldOptions{1, 8}).value();
+        auto ref_owner = World::create(WorldOptions{1, 8}).value();
+        World& w = *w_owner;
+        World& ref = *ref_owner;
     LodSettings lod;
     lod.enabled = true;
-    w.set_lod(lod);
+    LodFeature::of(w).set_settings(lod);
     const auto cs = clips();
     const Entity a = populate_crowd(w, skeleton(), cs, 1)[0];
     const Entity r = populate_crowd(ref, skeleton(), cs, 1)[0];
@@ -166,7 +177,7 @@ TEST(Lod, ChangingRatesKeepsTheClock) {
         w.step(1.f / 60.f);
         ref.step(1.f / 60.f);
     }
-    EXPECT_EQ(w.update_period_at(0), 1);
+    EXPECT_EQ(LodFeature::of(w).update_period_at(0), 1);
     EXPECT_NEAR(w.controller(a).anim_time(), ref.controller(r).anim_time(), 1e-4f);
     EXPECT_LT(max_angle(w.local_pose(a), ref.local_pose(r)), 2e-3f);
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "slanim/runtime/world.hpp"
+#include "slanim/runtime/procedural_feature.hpp"
 #include "test_util.hpp"
 
 using namespace slanim;
@@ -19,7 +20,8 @@ namespace {
 constexpr float kDeg = 0.01745329251994329577f;
 
 struct Avatar {
-    World world{WorldOptions{1, 8}};
+    std::unique_ptr<World> world_owner = World::create(WorldOptions{1, 8}).value();
+    World& world = *world_owner;
     Entity e;
     Avatar() : e(world.create_avatar(Skeleton::default_skeleton())) {}
     MotionController& ctrl() { return world.controller(e); }
@@ -345,7 +347,7 @@ TEST(CustomMotion, CreateRejectsBadSpecsWithTheEntryAtFault) {
 // fully. T = 0.5: 0.05·sin 0.5 = 0.0239713 rad; T = 1: 0.0420735 rad; T = π/2 ≈ 1.5708: 0.05.
 TEST(Procedural, BreathingRotatesTheChestAboutY) {
     Avatar a;
-    ASSERT_TRUE(a.world.set_procedural_motions(a.e, {.breathe = true}));
+    ASSERT_TRUE(ProceduralFeature::of(a.world).set_motions(a.e, {.breathe = true}));
     a.world.step(0.5f);
     Quat q = a.local_rot("mChest");
     EXPECT_NEAR(q.x, 0.f, 1e-7f);
@@ -356,7 +358,7 @@ TEST(Procedural, BreathingRotatesTheChestAboutY) {
     a.world.step(1.5707963f - 1.f);
     EXPECT_NEAR(angle_about(a.local_rot("mChest"), 1), 0.05f, 1e-6f);
     // Disabled: it stops (ease out 0) and the chest keeps its last rotation (nobody drives it).
-    ASSERT_TRUE(a.world.set_procedural_motions(a.e, {}));
+    ASSERT_TRUE(ProceduralFeature::of(a.world).set_motions(a.e, {}));
     a.world.step(0.1f);
     a.world.step(0.1f);
     EXPECT_TRUE(a.ctrl().active().empty());
@@ -380,7 +382,7 @@ TEST(Procedural, BodyNoiseIsDeterministicAndWithinTheViewerAmplitude) {
 
     const auto run = [](std::vector<Quat>& torso) {
         Avatar a;
-        EXPECT_TRUE(a.world.set_procedural_motions(a.e, {.body_noise = true, .head_rot = true}));
+        EXPECT_TRUE(ProceduralFeature::of(a.world).set_motions(a.e, {.body_noise = true, .head_rot = true}));
         for (int f = 0; f < 600; ++f) {
             a.world.step(1.f / 10.f);
             torso.push_back(a.local_rot("mTorso"));
@@ -416,10 +418,10 @@ TEST(Procedural, BodyNoiseIsDeterministicAndWithinTheViewerAmplitude) {
 TEST(Procedural, HeadTurnsTowardTheTargetClampedAndEased) {
     const float dt = 1.f / 30.f;
     Avatar a;
-    ASSERT_TRUE(a.world.set_procedural_motions(a.e, {.head_rot = true}));
+    ASSERT_TRUE(ProceduralFeature::of(a.world).set_motions(a.e, {.head_rot = true}));
     const Vec3 head = a.model_pos("mHead");
     const float theta = 45.f * kDeg;
-    ASSERT_TRUE(a.world.set_look_at(a.e, head + Vec3{2.f * std::cos(theta), 2.f * std::sin(theta), 0.f}));
+    ASSERT_TRUE(ProceduralFeature::of(a.world).set_look_at(a.e, head + Vec3{2.f * std::cos(theta), 2.f * std::sin(theta), 0.f}));
     a.world.step(dt);
     const float h = 1.f - std::pow(2.f, -dt / 0.15f);
     const float tt = 1.f - std::pow(2.f, -dt / 0.27f);
@@ -440,22 +442,22 @@ TEST(Procedural, HeadTurnsTowardTheTargetClampedAndEased) {
 
     // Behind-left at 120°: clamped to 72°.
     const float behind = 120.f * kDeg;
-    ASSERT_TRUE(a.world.set_look_at(a.e, Vec3{2.f * std::cos(behind), 2.f * std::sin(behind), 0.f}, LookAtFrame::HeadOffset));
+    ASSERT_TRUE(ProceduralFeature::of(a.world).set_look_at(a.e, Vec3{2.f * std::cos(behind), 2.f * std::sin(behind), 0.f}, LookAtFrame::HeadOffset));
     for (int f = 0; f < 300; ++f) a.world.step(dt);
     EXPECT_NEAR(heading(a.model_rot("mHead")), 72.f * kDeg, 1e-4f);
 
     // Closer than 0.3 m: the head takes the pelvis orientation (here the rest, identity).
-    ASSERT_TRUE(a.world.set_look_at(a.e, Vec3{0.f, 0.2f, 0.f}, LookAtFrame::HeadOffset));
+    ASSERT_TRUE(ProceduralFeature::of(a.world).set_look_at(a.e, Vec3{0.f, 0.2f, 0.f}, LookAtFrame::HeadOffset));
     for (int f = 0; f < 300; ++f) a.world.step(dt);
     EXPECT_NEAR(heading(a.model_rot("mHead")), 0.f, 1e-4f);
     // No target: the head follows the root.
-    ASSERT_TRUE(a.world.set_look_at(a.e, Vec3{2.f, 2.f, 0.f}, LookAtFrame::HeadOffset));
+    ASSERT_TRUE(ProceduralFeature::of(a.world).set_look_at(a.e, Vec3{2.f, 2.f, 0.f}, LookAtFrame::HeadOffset));
     for (int f = 0; f < 30; ++f) a.world.step(dt);
-    ASSERT_TRUE(a.world.clear_look_at(a.e));
+    ASSERT_TRUE(ProceduralFeature::of(a.world).clear_look_at(a.e));
     for (int f = 0; f < 300; ++f) a.world.step(dt);
     EXPECT_NEAR(heading(a.model_rot("mHead")), 0.f, 1e-4f);
-    EXPECT_FALSE(a.world.set_look_at(a.e, Vec3{NAN, 0.f, 0.f}));
-    EXPECT_FALSE(a.world.set_look_at(kNullEntity, Vec3{}));
+    EXPECT_FALSE(ProceduralFeature::of(a.world).set_look_at(a.e, Vec3{NAN, 0.f, 0.f}));
+    EXPECT_FALSE(ProceduralFeature::of(a.world).set_look_at(kNullEntity, Vec3{}));
 }
 
 // LLEyeMotion toward a target 0.2 m ahead of the head: target rotation identity, vergence
@@ -465,9 +467,9 @@ TEST(Procedural, HeadTurnsTowardTheTargetClampedAndEased) {
 // mFaceEyeAltLeft/Right, each with its own interocular distance).
 TEST(Procedural, EyesTurnTowardTheTargetWithVergence) {
     Avatar a;
-    ASSERT_TRUE(a.world.set_procedural_motions(a.e, {.eye = true}));
+    ASSERT_TRUE(ProceduralFeature::of(a.world).set_motions(a.e, {.eye = true}));
     for (const Vec3 offset : {Vec3{0.2f, 0.f, 0.f}, Vec3{0.1f, 0.2f, 0.f}}) {
-        ASSERT_TRUE(a.world.set_look_at(a.e, offset, LookAtFrame::HeadOffset));
+        ASSERT_TRUE(ProceduralFeature::of(a.world).set_look_at(a.e, offset, LookAtFrame::HeadOffset));
         a.world.step(1.f / 30.f);
         a.world.step(1.f / 30.f);
         const float target = std::min(std::atan2(offset.y, offset.x), 27.f * kDeg);
@@ -482,7 +484,7 @@ TEST(Procedural, EyesTurnTowardTheTargetWithVergence) {
         }
     }
     // Far ahead: saccades and look-aways are added, bounded by their maxima.
-    ASSERT_TRUE(a.world.set_look_at(a.e, Vec3{10.f, 0.f, 0.f}, LookAtFrame::HeadOffset));
+    ASSERT_TRUE(ProceduralFeature::of(a.world).set_look_at(a.e, Vec3{10.f, 0.f, 0.f}, LookAtFrame::HeadOffset));
     float max_yaw = 0.f;
     for (int f = 0; f < 3000; ++f) {
         a.world.step(1.f / 30.f);
@@ -494,7 +496,7 @@ TEST(Procedural, EyesTurnTowardTheTargetWithVergence) {
     }
     EXPECT_GT(max_yaw, 0.02f);
     // Disabled: the eyes ease out over 0.5 s and are reset to identity on deactivation.
-    ASSERT_TRUE(a.world.set_procedural_motions(a.e, {}));
+    ASSERT_TRUE(ProceduralFeature::of(a.world).set_motions(a.e, {}));
     for (int f = 0; f < 30; ++f) a.world.step(1.f / 30.f);
     EXPECT_TRUE(a.ctrl().active().empty());
     EXPECT_EQ(a.local_rot("mEyeLeft"), Quat::identity());
@@ -550,7 +552,7 @@ TEST(Procedural, EyesBlinkAtTheViewersIntervals) {
     // In a world, for ten minutes: the gap from a blink's end (both open) to the next blink's
     // start is at most 8 s; blinks come at irregular intervals.
     Avatar a;
-    ASSERT_TRUE(a.world.set_procedural_motions(a.e, {.eye = true}));
+    ASSERT_TRUE(ProceduralFeature::of(a.world).set_motions(a.e, {.eye = true}));
     // Ten minutes: the gap from a blink's end (both open) to the next blink's start is at most
     // 8 s; blinks come at irregular intervals.
     float t = 0.f, opened = 0.f, longest = 0.f;
@@ -580,15 +582,15 @@ TEST(Procedural, EyesBlinkAtTheViewersIntervals) {
 // legs alone, and the outputs reach an Appearance-less avatar's controller only.
 TEST(Procedural, AllMotionsTogetherStayFiniteAndLeaveOtherJointsAlone) {
     Avatar a;
-    ASSERT_TRUE(a.world.set_procedural_motions(a.e, ProceduralSet::all()));
-    ASSERT_TRUE(a.world.set_look_at(a.e, Vec3{1.f, -0.5f, 1.2f}));
+    ASSERT_TRUE(ProceduralFeature::of(a.world).set_motions(a.e, ProceduralSet::all()));
+    ASSERT_TRUE(ProceduralFeature::of(a.world).set_look_at(a.e, Vec3{1.f, -0.5f, 1.2f}));
     EXPECT_EQ(a.ctrl().active().size(), 4u);
     for (int f = 0; f < 600; ++f) a.world.step(1.f / 60.f);
     for (std::size_t j = 0; j < a.world.model_pose(a.e).rotations.size(); ++j)
         EXPECT_TRUE(is_finite(a.world.model_pose(a.e).rotations[j]) && is_finite(a.world.model_pose(a.e).positions[j]));
     EXPECT_EQ(a.local_rot("mKneeLeft"), skel().rest_rotations()[static_cast<std::size_t>(a.joint("mKneeLeft"))]);
     // Enabling twice does not restart anything.
-    ASSERT_TRUE(a.world.set_procedural_motions(a.e, ProceduralSet::all()));
+    ASSERT_TRUE(ProceduralFeature::of(a.world).set_motions(a.e, ProceduralSet::all()));
     EXPECT_EQ(a.ctrl().active().size(), 4u);
-    EXPECT_FALSE(a.world.set_procedural_motions(kNullEntity, ProceduralSet::all()));
+    EXPECT_FALSE(ProceduralFeature::of(a.world).set_motions(kNullEntity, ProceduralSet::all()));
 }

@@ -47,6 +47,53 @@ TEST(World, EntitiesAreDenseAndHandlesDetectReuse) {
     EXPECT_EQ(&w.skeleton(c), s.get());
 }
 
+namespace {
+// A host feature: one slot per avatar holding the avatar's handle, so the test can see that the
+// slots follow the world's dense order through creation and swap-remove.
+class HandleStore final : public ComponentStore {
+public:
+    std::vector<Entity> slots;
+    int erased = 0;
+    [[nodiscard]] const char* name() const override { return "test_handles"; }
+    void push(World& w, std::size_t i) override {
+        ASSERT_EQ(i, slots.size());
+        slots.push_back(w.entity_at(i));
+    }
+    void erase(World&, std::size_t i, std::size_t last) override {
+        ++erased;
+        if (i != last) slots[i] = slots[last];
+        slots.pop_back();
+    }
+    [[nodiscard]] std::size_t bytes() const override { return 1000 * slots.size(); }
+};
+}  // namespace
+
+TEST(World, FeatureStoresFollowTheDenseArraysThroughCreateAndDestroy) {
+    World w;
+    const auto s = Skeleton::default_skeleton();
+    const Entity a = w.create_avatar(s), b = w.create_avatar(s);
+    const std::size_t bytes_before = w.avatar_state_bytes();
+    auto* store = static_cast<HandleStore*>(w.add_store(std::make_unique<HandleStore>()));
+    ASSERT_NE(store, nullptr);
+    EXPECT_EQ(store->slots, (std::vector<Entity>{a, b}));  // existing avatars get their slots
+    EXPECT_EQ(w.avatar_state_bytes(), bytes_before + 2000);
+    EXPECT_EQ(w.store("test_handles"), store);
+    EXPECT_EQ(w.store("no such component"), nullptr);
+    EXPECT_EQ(w.add_store(std::make_unique<HandleStore>()), nullptr);  // one store per name
+    const Entity c = w.create_avatar(s), d = w.create_avatar(s);
+    ASSERT_TRUE(w.destroy(b));  // d moves into b's slot
+    ASSERT_TRUE(w.destroy(d));  // the last slot
+    EXPECT_EQ(store->erased, 2);
+    ASSERT_EQ(store->slots.size(), w.size());
+    for (std::size_t i = 0; i < w.size(); ++i) EXPECT_EQ(store->slots[i], w.entity_at(i)) << i;
+    EXPECT_EQ(store->slots, (std::vector<Entity>{a, c}));
+    EXPECT_EQ(w.index_of(b), kNoIndex);
+    EXPECT_EQ(w.index_of(c), 1u);
+    // The built-in features are stores too.
+    for (const char* name : {"lod", "ik_settings", "appearance", "attachment_overrides", "procedural_motions"})
+        EXPECT_NE(w.store(name), nullptr) << name;
+}
+
 TEST(World, RestPoseHasThePelvisAtTheRootAndBonesAtTheirOffsets) {
     World w;
     const Entity a = w.create_avatar(Skeleton::default_skeleton());

@@ -25,7 +25,7 @@ namespace slanim::cli {
 /// What the commands attach to their avatar.
 struct LoadedAppearance {
     std::shared_ptr<const AppearanceModel> model;  ///< shared, immutable
-    std::shared_ptr<Appearance> appearance;        ///< the avatar's component (World::set_appearance)
+    std::shared_ptr<Appearance> appearance;        ///< the avatar's component (AppearanceFeature::set)
     /// The body-part wearables applied to `appearance`, in order (for make()).
     std::vector<Wearable> applied;
     bool skin = true;  ///< AppearanceOptions::skin of the components

@@ -44,6 +44,9 @@
 #include "slanim/runtime/world.hpp"
 #include "slanim/formats/io.hpp"
 #include "slanim/formats/anim_codec.hpp"
+#include "slanim/runtime/appearance_feature.hpp"
+#include "slanim/runtime/ik_feature.hpp"
+#include "slanim/runtime/procedural_feature.hpp"
 
 namespace slanim::cli {
 
@@ -363,9 +366,9 @@ int cmd_play(Context& c, const PlayOptions& o) {
     ik::IkSettings ik_settings;
     ik_settings.enabled = o.solver != "none";
     if (ik_settings.enabled) ik_settings.solver = *ik::parse_solver(o.solver);
-    world.set_default_ik_settings(ik_settings);
+    IkFeature::of(world).set_default_settings(ik_settings);
     const Entity avatar = world.create_avatar(*skel);
-    if (appearance && !world.set_appearance(avatar, appearance)) {
+    if (appearance && !AppearanceFeature::of(world).set(avatar, appearance)) {
         c.err << "slanim play: the appearance of " << o.character << " does not fit its skeleton\n";
         return 1;
     }
@@ -380,11 +383,11 @@ int cmd_play(Context& c, const PlayOptions& o) {
     if (o.pelvis_fix) ctrl.start_pelvis_fix();
     // The viewer's procedural motions start before the animations (startDefaultMotions runs
     // when the avatar is built), so the animations are the newer motions.
-    if (!world.set_procedural_motions(avatar, procedural)) {
+    if (!ProceduralFeature::of(world).set_motions(avatar, procedural)) {
         c.err << "slanim play: --procedural: the skeleton lacks the joints of a requested motion\n";
         return 1;
     }
-    if (look_at) world.set_look_at(avatar, *look_at);
+    if (look_at) ProceduralFeature::of(world).set_look_at(avatar, *look_at);
     for (const auto& clip : clips) ctrl.start(clip);
     if (puppetry) {
         puppetry->set_default_avatar(world, avatar);

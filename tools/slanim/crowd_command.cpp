@@ -28,6 +28,9 @@
 #include "slanim/runtime/appearance.hpp"
 #include "slanim/runtime/crowd.hpp"
 #include "slanim/runtime/world.hpp"
+#include "slanim/runtime/appearance_feature.hpp"
+#include "slanim/runtime/ik_feature.hpp"
+#include "slanim/runtime/lod_feature.hpp"
 
 namespace slanim::cli {
 
@@ -119,7 +122,7 @@ Result<RenderReport> render_crowd(World& world, std::span<const Entity> ents, co
     auto renderer = gfx::Renderer::create();
     if (!renderer) return renderer.error();
     const int n = static_cast<int>(ents.size());
-    const float ground = world.ground(ents.front()).height;
+    const float ground = IkFeature::of(world).ground(ents.front()).height;
     const float tan_half_y = std::tan(CrowdView::kFovYDeg * std::numbers::pi_v<float> / 360.f);
     const float tan_half_x = tan_half_y * static_cast<float>(CrowdView::kWidth) / static_cast<float>(CrowdView::kHeight);
     const Vec3 eye = CrowdView::eye();
@@ -129,12 +132,12 @@ Result<RenderReport> render_crowd(World& world, std::span<const Entity> ents, co
     for (int k = 0; k < n; ++k) {
         const Vec3 s = CrowdView::spot(k, n);
         const float depth = eye.x - s.x;
-        if (!world.visible(ents[k]) || !CrowdView::visible(s)) continue;
+        if (!LodFeature::of(world).visible(ents[k]) || !CrowdView::visible(s)) continue;
         if (std::fabs(s.y) > depth * tan_half_x + 1.f) continue;  // outside the picture (1 m margin)
         in_view.push_back(k);
     }
     RenderReport report;
-    const Appearance* first = world.appearance(ents.front());
+    const Appearance* first = AppearanceFeature::of(world).get(ents.front());
     report.meshes = first != nullptr;
     std::optional<SkinnedMeshSnapshot> snapshot;
     std::vector<std::vector<std::uint32_t>> mesh_indices;
@@ -181,7 +184,7 @@ Result<RenderReport> render_crowd(World& world, std::span<const Entity> ents, co
         const Vec3 s = CrowdView::spot(k, n);
         const Vec3 offset{s.x, s.y, 0.f};
         if (snapshot) {
-            const Appearance* a = world.appearance(ents[k]);
+            const Appearance* a = AppearanceFeature::of(world).get(ents[k]);
             if (!a) continue;
             snapshot->capture(*a);
             const auto meshes = snapshot->meshes();
@@ -374,11 +377,16 @@ int cmd_crowd(std::ostream& out, std::ostream& err, const CrowdOptions& o) {
 
     WorldOptions wo;
     wo.threads = static_cast<int>(*threads);
-    World world(wo);
+    auto created = World::create(wo);
+    if (!created) {
+        err << "slanim crowd: " << created.error().message << "\n";
+        return 1;
+    }
+    World& world = **created;
     ik::IkSettings ik_settings;
     ik_settings.enabled = o.solver != "none";
     if (ik_settings.enabled) ik_settings.solver = ik::parse_solver(o.solver).value_or(ik::Solver::Ccd);
-    world.set_default_ik_settings(ik_settings);
+    IkFeature::of(world).set_default_settings(ik_settings);
     const std::vector<Entity> ents = populate_crowd(world, *skel, clips, n);
     if (appearance) {
         for (int k = 0; k < n; ++k) {
@@ -387,7 +395,7 @@ int cmd_crowd(std::ostream& out, std::ostream& err, const CrowdOptions& o) {
                 err << "slanim crowd: " << o.character << ": " << made.error().describe() << "\n";
                 return 1;
             }
-            if (!world.set_appearance(ents[k], std::move(*made))) {
+            if (!AppearanceFeature::of(world).set(ents[k], std::move(*made))) {
                 err << "slanim crowd: the appearance of " << o.character << " does not fit its skeleton\n";
                 return 1;
             }
@@ -396,11 +404,11 @@ int cmd_crowd(std::ostream& out, std::ostream& err, const CrowdOptions& o) {
     if (o.lod) {
         LodSettings lod;
         lod.enabled = true;
-        world.set_lod(lod);
+        LodFeature::of(world).set_settings(lod);
         for (int k = 0; k < n; ++k) {
             const Vec3 s = CrowdView::spot(k, n);
             world.controller(ents[k]).set_pixel_area(CrowdView::pixel_area(s));
-            world.set_visible(ents[k], CrowdView::visible(s));
+            LodFeature::of(world).set_visible(ents[k], CrowdView::visible(s));
         }
     }
 
@@ -457,7 +465,7 @@ int cmd_crowd(std::ostream& out, std::ostream& err, const CrowdOptions& o) {
                        sum / static_cast<double>(measured_steps), sorted.back());
     if (o.lod) {
         int by_period[5] = {0, 0, 0, 0, 0};
-        for (std::size_t i = 0; i < world.size(); ++i) ++by_period[std::clamp(world.update_period_at(i), 0, 4)];
+        for (std::size_t i = 0; i < world.size(); ++i) ++by_period[std::clamp(LodFeature::of(world).update_period_at(i), 0, 4)];
         out << fmt::format("lod: {} avatars every step, {} every 2nd, {} every 4th, {} hidden\n", by_period[1],
                            by_period[2], by_period[4], by_period[0]);
     }

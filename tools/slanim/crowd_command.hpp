@@ -28,7 +28,7 @@ struct CrowdOptions {
     std::string seconds = "5";       ///< wall time of the measured run, > 0 and ≤ 3600
     std::string threads = "0";       ///< 0 = one per core, ≤ 256
     bool skin = false;               ///< an Appearance per avatar (needs --character)
-    bool lod = false;                ///< World::set_lod({enabled}) with the pixel areas below
+    bool lod = false;                ///< LodFeature::set_settings({enabled}) with the pixel areas below
     std::string solver = "ccd";      ///< constraint solver: ccd, fabrik, viewer or none (as play)
     std::string render;              ///< PNG path, empty: no picture
 };

@@ -25,6 +25,8 @@
 #include "slanim/runtime/appearance.hpp"
 #include "slanim/net/puppetry_sources.hpp"
 #include "slanim/runtime/puppetry.hpp"
+#include "slanim/runtime/appearance_feature.hpp"
+#include "slanim/runtime/procedural_feature.hpp"
 
 namespace slanim::cli {
 
@@ -195,13 +197,13 @@ std::optional<int> setup(const char* cmd, std::ostream& err, const GfxOptions& o
         auto r = s.playback->set_world_setup([la, skeleton, spec, current, live, procedural, look_at](
                                                  World& world, Entity avatar) -> Result<bool> {
             // The viewer's procedural motions (older than the clips, which start after this).
-            if (procedural != ProceduralSet{} && !world.set_procedural_motions(avatar, procedural))
+            if (procedural != ProceduralSet{} && !ProceduralFeature::of(world).set_motions(avatar, procedural))
                 return Error{"--procedural: the skeleton lacks the joints of a requested motion"};
-            if (look_at) world.set_look_at(avatar, *look_at);
+            if (look_at) ProceduralFeature::of(world).set_look_at(avatar, *look_at);
             if (la) {
                 auto a = la->make();
                 if (!a) return a.error();
-                if (!world.set_appearance(avatar, std::move(*a)))
+                if (!AppearanceFeature::of(world).set(avatar, std::move(*a)))
                     return Error{"the appearance does not fit the skeleton"};
             }
             if (!spec.empty()) {  // mixed with the motions at priority 7, like `slanim play`
@@ -229,7 +231,7 @@ std::optional<int> setup(const char* cmd, std::ostream& err, const GfxOptions& o
             return 1;
         }
         if (s.appearance)
-            s.mesh = std::make_unique<AvatarMeshBody>(*s.playback->world().appearance(s.playback->avatar()));
+            s.mesh = std::make_unique<AvatarMeshBody>(*AppearanceFeature::of(s.playback->world()).get(s.playback->avatar()));
     }
     return std::nullopt;
 }
@@ -265,7 +267,7 @@ void build_frame(gfx::Scene& scene, gfx::Playback& pb, gfx::GeneratedBody& body,
     World& world = pb.world();
     const ModelPose& pose = world.model_pose(pb.avatar());
     std::span<const gfx::RenderMesh> meshes;
-    if (const Appearance* a = world.appearance(pb.avatar()); mesh && a) {
+    if (const Appearance* a = AppearanceFeature::of(world).get(pb.avatar()); mesh && a) {
         mesh->update(*a);
         meshes = mesh->meshes();
     } else {

@@ -20,6 +20,7 @@
 #include "slanim/runtime/world.hpp"
 #include "slanim/core/skinning.hpp"
 #include "slanim/runtime/appearance.hpp"
+#include "slanim/runtime/appearance_feature.hpp"
 
 namespace slanim::cli {
 
@@ -514,7 +515,7 @@ int convert_anim_to_gltf(std::ostream& err, const GltfConvertOptions& o) {
         // (visual and skeletal params) and skin phases.
         World world;
         const Entity avatar = world.create_avatar(*skel);
-        if (!world.set_appearance(avatar, la->appearance))
+        if (!AppearanceFeature::of(world).set(avatar, la->appearance))
             return fail(fmt::format("the appearance of {} does not fit its skeleton", o.character));
         world.step(0.f);
         const LocalPose& lp = world.local_pose(avatar);

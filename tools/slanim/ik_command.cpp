@@ -19,6 +19,7 @@
 #include "slanim/ik/solvers.hpp"
 #include "slanim/runtime/world.hpp"
 #include "slanim/formats/io.hpp"
+#include "slanim/runtime/ik_feature.hpp"
 
 namespace slanim::cli {
 
@@ -113,12 +114,12 @@ SolverRun play_with(const std::shared_ptr<const Skeleton>& skel,
                     const std::shared_ptr<const MotionClip>& clip, ik::Solver solver,
                     const IkOptions& o, long long frames) {
     World world;
-    world.set_ik_timing(true);
+    IkFeature::of(world).set_timing(true);
     ik::IkSettings st;
     st.solver = solver;
     st.max_iterations = o.max_iterations;
     st.tolerance = static_cast<float>(o.tolerance_mm / 1000.0);
-    world.set_default_ik_settings(st);
+    IkFeature::of(world).set_default_settings(st);
     const Entity avatar = world.create_avatar(skel);
     MotionController& ctrl = world.controller(avatar);
     ctrl.start(clip);

@@ -11,6 +11,7 @@
 #include "slanim/core/result.hpp"
 #include "slanim/core/skeleton.hpp"
 #include "slanim/runtime/world.hpp"
+#include "slanim/runtime/procedural.hpp"
 
 namespace slanim::cli {
 

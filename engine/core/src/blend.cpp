@@ -187,7 +187,7 @@ QueuedJointState PoseBlender::slot(int joint, int s) const {
 }
 
 // One joint, scalar: `LLJointStateBlender::blendJointStates` as the viewer runs it.
-void PoseBlender::blend_one(std::size_t joint, const LocalPoseView& pose) const {
+void PoseBlender::blend_one(std::size_t joint, const LocalPose& pose) const {
     const int n = counts_[joint];
     Vec3 blended_pos = pose.positions[joint];
     Quat blended_rot = pose.rotations[joint];
@@ -259,7 +259,7 @@ void PoseBlender::blend_one(std::size_t joint, const LocalPoseView& pose) const 
     pose.rotations[joint] = ll_mul(added_rot, blended_rot);
 }
 
-void PoseBlender::blend_and_apply(const LocalPoseView& pose) {
+void PoseBlender::blend_and_apply(const LocalPose& pose) {
     // Joints beyond the pose never receive states (callers offer their skeleton's joints); a
     // blender sized for a larger skeleton visits only the pose's.
     const std::size_t joints = std::min<std::size_t>(

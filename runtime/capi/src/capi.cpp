@@ -38,9 +38,12 @@
 #include "slanim/formats/llsd.hpp"
 #include "slanim/puppetry/datagram.hpp"
 #include "slanim/runtime/appearance.hpp"
+#include "slanim/runtime/appearance_feature.hpp"
 #include "slanim/runtime/attachment_overrides.hpp"
 #include "slanim/runtime/custom_motion.hpp"
+#include "slanim/runtime/lod_feature.hpp"
 #include "slanim/runtime/procedural.hpp"
+#include "slanim/runtime/procedural_feature.hpp"
 #include "slanim/runtime/puppetry.hpp"
 #include "slanim/runtime/world.hpp"
 
@@ -210,7 +213,8 @@ constexpr std::size_t kMaxAvatars = std::size_t{1} << 20;  // the World's entity
 struct slanim_world {
     std::uint32_t tag = kWorldTag;
     std::uint16_t serial = 0;
-    World world;
+    std::unique_ptr<World> owned;
+    World& world;
     std::map<MotionId, CachedMotion> cache;
     std::vector<AvatarSlot> slots;
     std::vector<std::uint32_t> free_slots;
@@ -219,7 +223,7 @@ struct slanim_world {
     /// registered for and the type. Ids are shared with `cache` (no id is in both).
     std::map<MotionId, std::pair<std::shared_ptr<const Skeleton>, std::shared_ptr<const CustomMotionType>>> custom;
 
-    explicit slanim_world(const WorldOptions& o) : world(o) {}
+    explicit slanim_world(std::unique_ptr<World> w) : owned(std::move(w)), world(*owned) {}
 
     [[nodiscard]] slanim_avatar handle(std::uint32_t index) const {
         return (static_cast<std::uint64_t>(serial) << (kIndexBits + kGenerationBits)) |
@@ -282,7 +286,7 @@ RawMotion parse_or_fail(std::span<const std::uint8_t> bytes, const Skeleton& ske
 }
 
 Appearance& appearance_of(slanim_world& w, const AvatarSlot& s) {
-    Appearance* a = w.world.appearance(s.entity);
+    Appearance* a = AppearanceFeature::of(w.world).get(s.entity);
     if (!a) fail(SLANIM_ERROR_UNSUPPORTED, "the avatar has no appearance (slanim_avatar_enable_appearance)");
     return *a;
 }
@@ -690,7 +694,9 @@ slanim_status slanim_world_create(int32_t threads, slanim_world** out) {
         if (threads < 0 || threads > 256) fail(SLANIM_ERROR_OUT_OF_RANGE, fmt::format("threads {} is not in [0, 256]", threads));
         WorldOptions o;
         o.threads = threads;
-        auto w = std::make_unique<slanim_world>(o);
+        Result<std::unique_ptr<World>> created = World::create(o);
+        if (!created) fail(SLANIM_ERROR_OUT_OF_RANGE, created.error().message);
+        auto w = std::make_unique<slanim_world>(std::move(created.value()));
         w->serial = static_cast<std::uint16_t>(g_world_serial.fetch_add(1, std::memory_order_relaxed) + 1);
         *out = w.release();
     });
@@ -894,7 +900,7 @@ slanim_status slanim_avatar_set_pixel_area(slanim_world* world, slanim_avatar av
 slanim_status slanim_avatar_set_visible(slanim_world* world, slanim_avatar avatar, int visible) {
     return guard(__func__, [&] {
         slanim_world& w = get(world);
-        w.world.set_visible(w.slot(avatar).entity, visible != 0);
+        LodFeature::of(w.world).set_visible(w.slot(avatar).entity, visible != 0);
     });
 }
 
@@ -978,7 +984,7 @@ slanim_status slanim_avatar_enable_appearance(slanim_world* world, slanim_avatar
         ao.skin = skin != 0;
         auto a = Appearance::create(std::move(model), ao);
         if (!a) fail(SLANIM_ERROR_INVALID_DATA, a.error().describe());
-        if (!w.world.set_appearance(s.entity, std::shared_ptr<Appearance>(std::move(*a))))
+        if (!AppearanceFeature::of(w.world).set(s.entity, std::shared_ptr<Appearance>(std::move(*a))))
             fail(SLANIM_ERROR_INVALID_DATA, "the appearance model does not fit the avatar's skeleton");
     });
 }
@@ -1050,7 +1056,7 @@ slanim_status slanim_avatar_mesh_info(const slanim_world* world, slanim_avatar a
         AvatarSlot& s = w.slot(avatar);
         const SkinnedMesh& m = mesh_of(w, s, mesh);
         need(info, "info");
-        const AppearanceMesh& am = w.world.appearance(s.entity)->model().meshes()[static_cast<std::size_t>(m.mesh)];
+        const AppearanceMesh& am = AppearanceFeature::of(w.world).get(s.entity)->model().meshes()[static_cast<std::size_t>(m.mesh)];
         info->vertex_count = static_cast<uint32_t>(am.num_vertices());
         info->triangle_count = static_cast<uint32_t>(am.faces.size());
         std::memset(info->type, 0, sizeof info->type);
@@ -1085,7 +1091,7 @@ slanim_status slanim_avatar_mesh_triangles(const slanim_world* world, slanim_ava
         slanim_world& w = get(world);
         AvatarSlot& s = w.slot(avatar);
         const SkinnedMesh& m = mesh_of(w, s, mesh);
-        const auto& faces = w.world.appearance(s.entity)->model().meshes()[static_cast<std::size_t>(m.mesh)].faces;
+        const auto& faces = AppearanceFeature::of(w.world).get(s.entity)->model().meshes()[static_cast<std::size_t>(m.mesh)].faces;
         check_capacity(indices, capacity, 3 * faces.size(), needed, "indices");
         for (std::size_t f = 0; f < faces.size(); ++f)
             for (std::size_t k = 0; k < 3; ++k) indices[3 * f + k] = faces[f][k];
@@ -1145,28 +1151,29 @@ Uuid mesh_uuid(const std::uint8_t* id) {
     return u;
 }
 
-/// OverrideStatus → slanim_status with a message (Ok returns).
-void check_override(OverrideStatus st, const Uuid& mesh) {
+/// An override call's Status (its OverrideError) → slanim_status with a message (ok returns).
+void check_override(const Status& status, const Uuid& mesh) {
+    const OverrideError st = override_error(status);
     switch (st) {
-        case OverrideStatus::Ok: return;
-        case OverrideStatus::InvalidEntity: fail(SLANIM_ERROR_INVALID_HANDLE, "the avatar is not valid");
-        case OverrideStatus::NullMesh:
+        case OverrideError::None: return;
+        case OverrideError::InvalidEntity: fail(SLANIM_ERROR_INVALID_HANDLE, "the avatar is not valid");
+        case OverrideError::NullMesh:
             fail(SLANIM_ERROR_OUT_OF_RANGE, "mesh_id is the null UUID, which names no mesh (the viewer ignores it)");
-        case OverrideStatus::InvalidJoint:
+        case OverrideError::InvalidJoint:
             fail(SLANIM_ERROR_OUT_OF_RANGE, "a joint index is outside [0, joint count); nothing changed");
-        case OverrideStatus::NonFinite:
+        case OverrideError::NonFinite:
             fail(SLANIM_ERROR_OUT_OF_RANGE, "a position, scale or the pelvis offset is NaN or infinite; nothing changed");
-        case OverrideStatus::AlreadyActive:
+        case OverrideError::AlreadyActive:
             fail(SLANIM_ERROR_ALREADY_EXISTS,
                  fmt::format("the overrides of mesh {} are already applied (the viewer skips such a mesh: remove "
                              "them first to change them); nothing changed",
                              mesh.str()));
-        case OverrideStatus::NotFound:
+        case OverrideError::NotFound:
             fail(SLANIM_ERROR_NOT_FOUND, fmt::format("no overrides of mesh {} are applied; nothing changed", mesh.str()));
-        case OverrideStatus::TooManyMeshes:
+        case OverrideError::TooManyMeshes:
             fail(SLANIM_ERROR_OUT_OF_RANGE, "the avatar already has 65535 meshes applied; nothing changed");
     }
-    fail(SLANIM_ERROR_INTERNAL, fmt::format("unexpected override status {}", override_status_name(st)));
+    fail(SLANIM_ERROR_INTERNAL, fmt::format("unexpected override error {}", override_error_name(st)));
 }
 
 void add_overrides(slanim_world& w, const AvatarSlot& s, const Uuid& mesh, std::span<const JointOverride> joints,
@@ -1184,7 +1191,7 @@ void add_overrides(slanim_world& w, const AvatarSlot& s, const Uuid& mesh, std::
     ao.joints = joints;
     ao.lock_scale_if_joint_position = lock_scale;
     ao.pelvis_offset = pelvis_offset;
-    check_override(w.world.add_attachment_overrides(s.entity, mesh, ao), mesh);
+    check_override(AttachmentOverrideFeature::of(w.world).add(s.entity, mesh, ao), mesh);
 }
 
 void write_active(const ActiveOverride& a, slanim_active_override* out) {
@@ -1251,21 +1258,21 @@ slanim_status slanim_avatar_remove_attachment_overrides(slanim_world* world, sla
         slanim_world& w = get(world);
         AvatarSlot& s = w.slot(avatar);
         const Uuid mesh = mesh_uuid(mesh_id);
-        check_override(w.world.remove_attachment_overrides(s.entity, mesh), mesh);
+        check_override(AttachmentOverrideFeature::of(w.world).remove(s.entity, mesh), mesh);
     });
 }
 
 slanim_status slanim_avatar_clear_attachment_overrides(slanim_world* world, slanim_avatar avatar) {
     return guard(__func__, [&] {
         slanim_world& w = get(world);
-        check_override(w.world.clear_attachment_overrides(w.slot(avatar).entity), Uuid{});
+        check_override(AttachmentOverrideFeature::of(w.world).clear(w.slot(avatar).entity), Uuid{});
     });
 }
 
 slanim_status slanim_avatar_reset_skeleton(slanim_world* world, slanim_avatar avatar) {
     return guard(__func__, [&] {
         slanim_world& w = get(world);
-        check_override(w.world.reset_skeleton(w.slot(avatar).entity), Uuid{});
+        check_override(AttachmentOverrideFeature::of(w.world).reset_skeleton(w.slot(avatar).entity), Uuid{});
     });
 }
 
@@ -1276,7 +1283,7 @@ slanim_status slanim_avatar_active_position_override(const slanim_world* world, 
         AvatarSlot& s = w.slot(avatar);
         check_joint(*s.skeleton->skeleton, joint);
         need(out, "out");
-        write_active(w.world.active_position_override(s.entity, joint), out);
+        write_active(AttachmentOverrideFeature::of(w.world).active_position_override(s.entity, joint), out);
     });
 }
 
@@ -1287,7 +1294,7 @@ slanim_status slanim_avatar_active_scale_override(const slanim_world* world, sla
         AvatarSlot& s = w.slot(avatar);
         check_joint(*s.skeleton->skeleton, joint);
         need(out, "out");
-        write_active(w.world.active_scale_override(s.entity, joint), out);
+        write_active(AttachmentOverrideFeature::of(w.world).active_scale_override(s.entity, joint), out);
     });
 }
 
@@ -1296,7 +1303,7 @@ slanim_status slanim_avatar_pelvis_fixup(const slanim_world* world, slanim_avata
         slanim_world& w = get(world);
         AvatarSlot& s = w.slot(avatar);
         need(out, "out");
-        write_active(w.world.pelvis_fixup(s.entity), out);
+        write_active(AttachmentOverrideFeature::of(w.world).pelvis_fixup(s.entity), out);
     });
 }
 
@@ -1305,10 +1312,10 @@ slanim_status slanim_avatar_attachment_override_meshes(const slanim_world* world
     return guard(__func__, [&] {
         slanim_world& w = get(world);
         AvatarSlot& s = w.slot(avatar);
-        const std::size_t n = w.world.attachment_override_mesh_count(s.entity);
+        const std::size_t n = AttachmentOverrideFeature::of(w.world).mesh_count(s.entity);
         check_capacity(mesh_ids, capacity, 16 * n, needed, "mesh_ids");
         for (std::size_t k = 0; k < n; ++k)
-            std::memcpy(mesh_ids + 16 * k, w.world.attachment_override_mesh(s.entity, k).bytes.data(), 16);
+            std::memcpy(mesh_ids + 16 * k, AttachmentOverrideFeature::of(w.world).mesh(s.entity, k).bytes.data(), 16);
     });
 }
 
@@ -1316,7 +1323,7 @@ slanim_status slanim_avatar_body_size(const slanim_world* world, slanim_avatar a
                                       float* height) {
     return guard(__func__, [&] {
         slanim_world& w = get(world);
-        const BodySize b = w.world.body_size(w.slot(avatar).entity);
+        const BodySize b = AttachmentOverrideFeature::of(w.world).body_size(w.slot(avatar).entity);
         if (pelvis_to_foot) *pelvis_to_foot = b.pelvis_to_foot;
         if (height) *height = b.height;
     });
@@ -1337,7 +1344,7 @@ slanim_status slanim_avatar_set_procedural_motions(slanim_world* world, slanim_a
         set.body_noise = (flags & SLANIM_PROCEDURAL_BODY_NOISE) != 0;
         set.head_rot = (flags & SLANIM_PROCEDURAL_HEAD_ROT) != 0;
         set.eye = (flags & SLANIM_PROCEDURAL_EYE) != 0;
-        if (!w.world.set_procedural_motions(s.entity, set)) {
+        if (!ProceduralFeature::of(w.world).set_motions(s.entity, set)) {
             // Which requested motion lacks joints (ProceduralMotionTypes::create's rules).
             const Skeleton& sk = *s.skeleton->skeleton;
             std::string missing;
@@ -1368,16 +1375,16 @@ slanim_status slanim_avatar_set_look_at(slanim_world* world, slanim_avatar avata
                  fmt::format("frame {} is not SLANIM_LOOK_AT_AVATAR_ROOT or SLANIM_LOOK_AT_HEAD_OFFSET", frame));
         const Vec3 t{target[0], target[1], target[2]};
         if (!is_finite(t)) fail(SLANIM_ERROR_OUT_OF_RANGE, "target is not finite");
-        if (!w.world.set_look_at(s.entity, t,
+        if (!ProceduralFeature::of(w.world).set_look_at(s.entity, t,
                                  frame == SLANIM_LOOK_AT_HEAD_OFFSET ? LookAtFrame::HeadOffset : LookAtFrame::AvatarRoot))
-            fail(SLANIM_ERROR_INTERNAL, "World::set_look_at refused a checked target");
+            fail(SLANIM_ERROR_INTERNAL, "ProceduralFeature::set_look_at refused a checked target");
     });
 }
 
 slanim_status slanim_avatar_clear_look_at(slanim_world* world, slanim_avatar avatar) {
     return guard(__func__, [&] {
         slanim_world& w = get(world);
-        if (!w.world.clear_look_at(w.slot(avatar).entity)) fail(SLANIM_ERROR_INTERNAL, "World::clear_look_at failed");
+        if (!ProceduralFeature::of(w.world).clear_look_at(w.slot(avatar).entity)) fail(SLANIM_ERROR_INTERNAL, "ProceduralFeature::clear_look_at failed");
     });
 }
 

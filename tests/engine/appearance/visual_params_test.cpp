@@ -135,10 +135,10 @@ struct Pose {
         : positions(s.rest_positions().begin(), s.rest_positions().end()),
           scales(s.rest_scales().begin(), s.rest_scales().end()),
           rotations(s.rest_rotations().begin(), s.rest_rotations().end()) {}
-    LocalPoseView view() { return {positions, rotations, scales}; }
+    LocalPose view() { return {positions, rotations, scales}; }
 };
 
-VisualParamUpdateStats update(AppearanceState& s, LocalPoseView pose = {}) {
+VisualParamUpdateStats update(AppearanceState& s, LocalPose pose = {}) {
     VisualParamUpdateStats st;
     VisualParamUpdateJob job;
     job.state = &s;

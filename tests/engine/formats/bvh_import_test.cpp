@@ -15,6 +15,7 @@
 #include "slanim/core/clip.hpp"
 #include "slanim/runtime/world.hpp"
 #include "slanim/formats/anim_codec.hpp"
+#include "slanim/runtime/ik_feature.hpp"
 #include "test_util.hpp"
 
 namespace fs = std::filesystem;
@@ -197,8 +198,8 @@ PairResult compare(const std::string& name, Motion ours, Motion linden, float le
     ik::IkSettings off;
     off.enabled = false;
     World wa, wb;
-    wa.set_default_ik_settings(off);
-    wb.set_default_ik_settings(off);
+    IkFeature::of(wa).set_default_settings(off);
+    IkFeature::of(wb).set_default_settings(off);
     const Entity a = wa.create_avatar(skel), b = wb.create_avatar(skel);
     wa.controller(a).start(MotionClip::build(ours, *skel, "ours"));
     wb.controller(b).start(MotionClip::build(linden, *skel, "linden"));

@@ -17,6 +17,7 @@
 #include "slanim/core/skeleton.hpp"
 #include "slanim/runtime/world.hpp"
 #include "slanim/formats/anim_codec.hpp"
+#include "slanim/runtime/ik_feature.hpp"
 #include "test_util.hpp"
 
 #ifndef SLANIM_SHARED_DIR
@@ -557,7 +558,7 @@ TEST(Mirror, LeftArmWaveBecomesARightArmWave) {
         World w;
         ik::IkSettings off;
         off.enabled = false;
-        w.set_default_ik_settings(off);
+        IkFeature::of(w).set_default_settings(off);
         const Entity a = w.create_avatar(skel);
         w.controller(a).start(test::clip(m));
         std::vector<ModelPoseCopy> frames;
@@ -619,7 +620,7 @@ TEST(Mirror, RealFilesMirrorTwiceIsTheIdentityAndPosesMirror) {
             World w;
             ik::IkSettings off;
             off.enabled = false;
-            w.set_default_ik_settings(off);
+            IkFeature::of(w).set_default_settings(off);
             const Entity a = w.create_avatar(skel);
             w.controller(a).start(MotionClip::build(mm, s, "m"));
             std::vector<ModelPoseCopy> frames;

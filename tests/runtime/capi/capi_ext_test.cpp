@@ -24,6 +24,7 @@
 #include "slanim/runtime/custom_motion.hpp"
 #include "slanim/runtime/procedural.hpp"
 #include "slanim/runtime/world.hpp"
+#include "slanim/runtime/procedural_feature.hpp"
 
 namespace slanim {
 namespace {
@@ -64,7 +65,8 @@ TEST(CApiOverrides, LargestUuidWinsAndRemovalRestoresLikeCppWorld) {
     slanim_avatar a = 0;
     ASSERT_EQ(slanim_avatar_create(cw.w, cs.s, &a), SLANIM_OK);
     const auto skel = Skeleton::default_skeleton();
-    World world(WorldOptions{1, 8});
+    auto world_owner = World::create(WorldOptions{1, 8}).value();
+    World& world = *world_owner;
     const Entity e = world.create_avatar(skel);
     const int chest = skel->find("mChest");
     const int torso = skel->find("mTorso");
@@ -82,11 +84,11 @@ TEST(CApiOverrides, LargestUuidWinsAndRemovalRestoresLikeCppWorld) {
         const JointOverride jo{chest, true, {0.f, 0.f, z}, false, {1.f, 1.f, 1.f}};
         AttachmentOverrides ao;
         ao.joints = {&jo, 1};
-        ASSERT_EQ(world.add_attachment_overrides(e, mesh, ao), OverrideStatus::Ok);
+        ASSERT_EQ(override_error(AttachmentOverrideFeature::of(world).add(e, mesh, ao)), OverrideError::None);
     };
     const auto remove = [&](const Uuid& mesh) {
         ASSERT_EQ(slanim_avatar_remove_attachment_overrides(cw.w, a, mesh.bytes.data()), SLANIM_OK) << slanim_last_error();
-        ASSERT_EQ(world.remove_attachment_overrides(e, mesh), OverrideStatus::Ok);
+        ASSERT_EQ(override_error(AttachmentOverrideFeature::of(world).remove(e, mesh)), OverrideError::None);
     };
     // The chest's position in its parent's frame, from the model pose (rest rotations are the
     // identity on this chain, so it is the difference of the model positions).
@@ -97,7 +99,7 @@ TEST(CApiOverrides, LargestUuidWinsAndRemovalRestoresLikeCppWorld) {
         SCOPED_TRACE(step);
         slanim_active_override act{};
         ASSERT_EQ(slanim_avatar_active_position_override(cw.w, a, chest, &act), SLANIM_OK);
-        const ActiveOverride ref = world.active_position_override(e, chest);
+        const ActiveOverride ref = AttachmentOverrideFeature::of(world).active_position_override(e, chest);
         EXPECT_EQ(act.found != 0, ref.found);
         EXPECT_EQ(act.count, ref.count);
         EXPECT_EQ(act.count, count);
@@ -115,15 +117,15 @@ TEST(CApiOverrides, LargestUuidWinsAndRemovalRestoresLikeCppWorld) {
         std::size_t needed = 0;
         const slanim_status size_query = slanim_avatar_attachment_override_meshes(cw.w, a, nullptr, 0, &needed);
         EXPECT_EQ(size_query, needed == 0 ? SLANIM_OK : SLANIM_ERROR_BUFFER_TOO_SMALL);
-        EXPECT_EQ(needed, 16 * world.attachment_override_mesh_count(e));
+        EXPECT_EQ(needed, 16 * AttachmentOverrideFeature::of(world).mesh_count(e));
         std::vector<std::uint8_t> ids(needed);
         ASSERT_EQ(slanim_avatar_attachment_override_meshes(cw.w, a, ids.data(), ids.size(), &needed), SLANIM_OK);
-        ASSERT_EQ(ids.size(), 16 * world.attachment_override_mesh_count(e));
+        ASSERT_EQ(ids.size(), 16 * AttachmentOverrideFeature::of(world).mesh_count(e));
         for (std::size_t k = 0; k < ids.size() / 16; ++k)
-            EXPECT_EQ(std::memcmp(ids.data() + 16 * k, world.attachment_override_mesh(e, k).bytes.data(), 16), 0);
+            EXPECT_EQ(std::memcmp(ids.data() + 16 * k, AttachmentOverrideFeature::of(world).mesh(e, k).bytes.data(), 16), 0);
         float p2f = 0.f, h = 0.f;
         ASSERT_EQ(slanim_avatar_body_size(cw.w, a, &p2f, &h), SLANIM_OK);
-        const BodySize b = world.body_size(e);
+        const BodySize b = AttachmentOverrideFeature::of(world).body_size(e);
         EXPECT_EQ(p2f, b.pelvis_to_foot);
         EXPECT_EQ(h, b.height);
     };
@@ -164,7 +166,7 @@ TEST(CApiOverrides, LargestUuidWinsAndRemovalRestoresLikeCppWorld) {
     ao.joints = o->joints;
     ao.lock_scale_if_joint_position = lock;
     ao.pelvis_offset = pelvis;
-    ASSERT_EQ(world.add_attachment_overrides(e, hi, ao), OverrideStatus::Ok);
+    ASSERT_EQ(override_error(AttachmentOverrideFeature::of(world).add(e, hi, ao)), OverrideError::None);
     slanim_active_override act{};
     ASSERT_EQ(slanim_avatar_active_scale_override(cw.w, a, chest, &act), SLANIM_OK);
     EXPECT_EQ(act.found, 1);
@@ -172,15 +174,15 @@ TEST(CApiOverrides, LargestUuidWinsAndRemovalRestoresLikeCppWorld) {
     ASSERT_EQ(slanim_avatar_pelvis_fixup(cw.w, a, &act), SLANIM_OK);
     EXPECT_EQ(act.found, 1);
     EXPECT_EQ(act.value[2], 0.05f);
-    EXPECT_EQ(act.value[2], world.pelvis_fixup(e).value.z);
+    EXPECT_EQ(act.value[2], AttachmentOverrideFeature::of(world).pelvis_fixup(e).value.z);
     bits_equal(c_transforms(cw.w, a), cxx_transforms(world, e), "skin overrides");
 
     // Reset and clear agree too (reset keeps the overrides, clear drops them).
     ASSERT_EQ(slanim_avatar_reset_skeleton(cw.w, a), SLANIM_OK);
-    ASSERT_EQ(world.reset_skeleton(e), OverrideStatus::Ok);
+    ASSERT_EQ(override_error(AttachmentOverrideFeature::of(world).reset_skeleton(e)), OverrideError::None);
     bits_equal(c_transforms(cw.w, a), cxx_transforms(world, e), "after reset");
     ASSERT_EQ(slanim_avatar_clear_attachment_overrides(cw.w, a), SLANIM_OK);
-    ASSERT_EQ(world.clear_attachment_overrides(e), OverrideStatus::Ok);
+    ASSERT_EQ(override_error(AttachmentOverrideFeature::of(world).clear(e)), OverrideError::None);
     bits_equal(c_transforms(cw.w, a), cxx_transforms(world, e), "after clear");
     ASSERT_EQ(slanim_avatar_pelvis_fixup(cw.w, a, &act), SLANIM_OK);
     EXPECT_EQ(act.found, 0);
@@ -196,7 +198,8 @@ TEST(CApiProcedural, PosesEqualCppWorldBitForBitAndAreDeterministic) {
     ASSERT_EQ(slanim_world_create(1, &cw2.w), SLANIM_OK);
     ASSERT_EQ(slanim_skeleton_default(&cs.s), SLANIM_OK);
     const auto skel = Skeleton::default_skeleton();
-    World world(WorldOptions{1, 8});
+    auto world_owner = World::create(WorldOptions{1, 8}).value();
+    World& world = *world_owner;
     const std::uint32_t flags[4] = {SLANIM_PROCEDURAL_ALL, SLANIM_PROCEDURAL_ALL,
                                     SLANIM_PROCEDURAL_HEAD_ROT | SLANIM_PROCEDURAL_EYE,
                                     SLANIM_PROCEDURAL_BREATHE | SLANIM_PROCEDURAL_BODY_NOISE};
@@ -216,14 +219,14 @@ TEST(CApiProcedural, PosesEqualCppWorldBitForBitAndAreDeterministic) {
         set.body_noise = (flags[k] & SLANIM_PROCEDURAL_BODY_NOISE) != 0;
         set.head_rot = (flags[k] & SLANIM_PROCEDURAL_HEAD_ROT) != 0;
         set.eye = (flags[k] & SLANIM_PROCEDURAL_EYE) != 0;
-        ASSERT_TRUE(world.set_procedural_motions(e, set));
+        ASSERT_TRUE(ProceduralFeature::of(world).set_motions(e, set));
     }
     const float root_target[3] = {1.f, 0.8f, 0.9f};
     const float head_offset[3] = {0.5f, -0.6f, 0.1f};
     const auto look = [&](int k, const float* t, int32_t frame) {
         ASSERT_EQ(slanim_avatar_set_look_at(cw.w, ca[static_cast<std::size_t>(k)], t, frame), SLANIM_OK);
         ASSERT_EQ(slanim_avatar_set_look_at(cw2.w, ca2[static_cast<std::size_t>(k)], t, frame), SLANIM_OK);
-        ASSERT_TRUE(world.set_look_at(ea[static_cast<std::size_t>(k)], {t[0], t[1], t[2]},
+        ASSERT_TRUE(ProceduralFeature::of(world).set_look_at(ea[static_cast<std::size_t>(k)], {t[0], t[1], t[2]},
                                       frame == SLANIM_LOOK_AT_HEAD_OFFSET ? LookAtFrame::HeadOffset : LookAtFrame::AvatarRoot));
     };
     look(0, root_target, SLANIM_LOOK_AT_AVATAR_ROOT);
@@ -240,12 +243,12 @@ TEST(CApiProcedural, PosesEqualCppWorldBitForBitAndAreDeterministic) {
             look(1, root_target, SLANIM_LOOK_AT_AVATAR_ROOT);
             ASSERT_EQ(slanim_avatar_clear_look_at(cw.w, ca[0]), SLANIM_OK);
             ASSERT_EQ(slanim_avatar_clear_look_at(cw2.w, ca2[0]), SLANIM_OK);
-            ASSERT_TRUE(world.clear_look_at(ea[0]));
+            ASSERT_TRUE(ProceduralFeature::of(world).clear_look_at(ea[0]));
             ASSERT_EQ(slanim_avatar_set_procedural_motions(cw.w, ca[3], SLANIM_PROCEDURAL_BODY_NOISE), SLANIM_OK);
             ASSERT_EQ(slanim_avatar_set_procedural_motions(cw2.w, ca2[3], SLANIM_PROCEDURAL_BODY_NOISE), SLANIM_OK);
             ProceduralSet set;
             set.body_noise = true;
-            ASSERT_TRUE(world.set_procedural_motions(ea[3], set));
+            ASSERT_TRUE(ProceduralFeature::of(world).set_motions(ea[3], set));
         }
         for (std::size_t k = 0; k < ca.size(); ++k) {
             const auto c = c_transforms(cw.w, ca[k]);
@@ -359,8 +362,10 @@ TEST(CApiCustomMotion, CCallbacksOverrideAKeyframeMotionLikeCpp) {
     spec.ease_out = 0.4f;
     auto type = CustomMotionType::create(spec, *skel, [](std::uint64_t) { return std::make_unique<CxxFill>(); }, "fill");
     ASSERT_TRUE(type.ok());
-    World world(WorldOptions{1, 8});
-    World dance_only(WorldOptions{1, 8});
+    auto world_owner = World::create(WorldOptions{1, 8}).value();
+    World& world = *world_owner;
+    auto dance_only_owner = World::create(WorldOptions{1, 8}).value();
+    World& dance_only = *dance_only_owner;
 
     std::vector<slanim_avatar> ca;
     std::vector<Entity> ea, da;
@@ -378,7 +383,7 @@ TEST(CApiCustomMotion, CCallbacksOverrideAKeyframeMotionLikeCpp) {
     }
     const float target[3] = {0.4f, 0.7f, 0.2f};
     ASSERT_EQ(slanim_avatar_set_look_at(cw.w, ca[1], target, SLANIM_LOOK_AT_HEAD_OFFSET), SLANIM_OK);
-    ASSERT_TRUE(world.set_look_at(ea[1], {target[0], target[1], target[2]}, LookAtFrame::HeadOffset));
+    ASSERT_TRUE(ProceduralFeature::of(world).set_look_at(ea[1], {target[0], target[1], target[2]}, LookAtFrame::HeadOffset));
 
     int differs_on_head = 0;
     for (int f = 0; f < 150; ++f) {

@@ -37,6 +37,7 @@
 #include "slanim/runtime/appearance.hpp"
 #include "slanim/runtime/puppetry.hpp"
 #include "slanim/runtime/world.hpp"
+#include "slanim/runtime/appearance_feature.hpp"
 
 namespace slanim {
 namespace {
@@ -66,7 +67,8 @@ TEST(CApi, DancePosesEqualCppWorldBitForBit) {
 
     const auto skel = Skeleton::default_skeleton();
     const auto clip = cxx_clip(bytes, *skel);
-    World world(WorldOptions{1, 8});
+    auto world_owner = World::create(WorldOptions{1, 8}).value();
+    World& world = *world_owner;
     const float offsets[3] = {0.f, 0.5f, 2.25f};
     std::vector<slanim_avatar> ca;
     std::vector<Entity> ea;
@@ -348,9 +350,10 @@ TEST(CApi, SkinnedMeshesEqualCppAppearance) {
     std::shared_ptr<Appearance> appearance(std::move(*app));
     appearance->state().apply_wearable(*parse_wearable(shape_text));
     appearance->state().set_weight_by_id(682, 0.7f);
-    World world(WorldOptions{1, 8});
+    auto world_owner = World::create(WorldOptions{1, 8}).value();
+    World& world = *world_owner;
     const Entity e = world.create_avatar(*skel);
-    ASSERT_TRUE(world.set_appearance(e, appearance));
+    ASSERT_TRUE(AppearanceFeature::of(world).set(e, appearance));
     world.controller(e).start(cxx_clip(bytes, **skel));
 
     for (int f = 0; f < 20; ++f) {
@@ -410,7 +413,8 @@ TEST(CApi, PuppetryBlockEqualsCppRuntime) {
     ASSERT_EQ(slanim_skeleton_default(&cs.s), SLANIM_OK);
     ASSERT_EQ(slanim_avatar_create(cw.w, cs.s, &a), SLANIM_OK);
 
-    World world(WorldOptions{1, 8});
+    auto world_owner = World::create(WorldOptions{1, 8}).value();
+    World& world = *world_owner;
     auto rt = PuppetryRuntime::install(world);
     const Entity e = world.create_avatar(Skeleton::default_skeleton());
     rt->attach(world, e);

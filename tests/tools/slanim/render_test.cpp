@@ -26,6 +26,8 @@
 #include "slanim/formats/io.hpp"
 #include "slanim/formats/anim_codec.hpp"
 #include "slanim/formats/skeleton_xml.hpp"
+#include "slanim/runtime/appearance_feature.hpp"
+#include "slanim/runtime/ik_feature.hpp"
 
 using namespace slanim;
 namespace fs = std::filesystem;
@@ -351,7 +353,7 @@ TEST(GfxScene, OwnersFollowTrackPriorityThenWeightThenNewest) {
     }
     EXPECT_TRUE(found);
     EXPECT_FALSE(scene.lines.empty());
-    EXPECT_FLOAT_EQ(scene.ground_height, world.ground(a).height);
+    EXPECT_FLOAT_EQ(scene.ground_height, IkFeature::of(world).ground(a).height);
 }
 
 TEST(GfxScene, GeneratedBodyFollowsItsJoints) {
@@ -450,7 +452,7 @@ TEST(GfxScene, PlaybackWithAnAppearanceReplaysTheSameMesh) {
         ++setups;
         auto a = la->make();
         if (!a) return a.error();
-        world.set_appearance(avatar, *a);
+        AppearanceFeature::of(world).set(avatar, *a);
         return true;
     };
     gfx::Playback forward(*sk, {clip}, 30.0);
@@ -461,8 +463,8 @@ TEST(GfxScene, PlaybackWithAnAppearanceReplaysTheSameMesh) {
     scrubbed.seek(1.0);
     scrubbed.seek(0.5);  // backwards: a fresh world, set up again
     EXPECT_EQ(setups, 3);
-    const Appearance* fa = forward.world().appearance(forward.avatar());
-    const Appearance* sa = scrubbed.world().appearance(scrubbed.avatar());
+    const Appearance* fa = AppearanceFeature::of(forward.world()).get(forward.avatar());
+    const Appearance* sa = AppearanceFeature::of(scrubbed.world()).get(scrubbed.avatar());
     ASSERT_TRUE(fa && sa);
     EXPECT_EQ(sa->state().sex(), Sex::Male);  // the shape was applied again
     ASSERT_EQ(fa->skinned().size(), sa->skinned().size());

@@ -10,6 +10,7 @@
 #include <numbers>
 
 #include "slanim/core/clip.hpp"
+#include "slanim/runtime/ik_feature.hpp"
 
 namespace slanim::gfx {
 
@@ -309,7 +310,7 @@ float add_constraints(Scene& scene, const MotionController& controller, const Sk
 
 void build_avatar_scene(Scene& scene, World& world, Entity avatar,
                         std::span<const RenderMesh> body, const OverlayOptions& o) {
-    scene.ground_height = world.ground(avatar).height;
+    scene.ground_height = IkFeature::of(world).ground(avatar).height;
     scene.meshes.insert(scene.meshes.end(), body.begin(), body.end());
     const Skeleton& sk = world.skeleton(avatar);
     const ModelPose& pose = world.model_pose(avatar);

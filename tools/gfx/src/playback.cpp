@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "slanim/gfx/playback.hpp"
+#include "slanim/runtime/ik_feature.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -16,7 +17,7 @@ Playback::Playback(std::shared_ptr<const Skeleton> skeleton,
 
 void Playback::restart() {
     world_ = std::make_unique<World>();
-    world_->set_default_ik_settings(ik_);
+    IkFeature::of(*world_).set_default_settings(ik_);
     avatar_ = world_->create_avatar(skeleton_);
     if (setup_) {
         auto r = setup_(*world_, avatar_);

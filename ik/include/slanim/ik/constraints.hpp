@@ -179,7 +179,7 @@ struct ApplyConstraintsJob {
     float pixel_area = 1e30f;
     GroundPlane ground;
     IkSettings settings;
-    LocalPoseView pose;  ///< blended local pose, in/out
+    LocalPose pose;  ///< blended local pose, in/out
     std::span<ConstraintReport> reports;  ///< empty, or one per constraint
     bool time_solves = false;             ///< fill ConstraintReport::solve_us
 

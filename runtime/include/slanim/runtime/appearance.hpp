@@ -4,8 +4,9 @@
 // animations — hand poses (`LLHandMotion`, spec §5) and emotes (`LLEmote`, spec §6.4) — an
 // optional eye blink, and the CPU-skinned output meshes (slanim/core/skinning.hpp).
 //
-// In the World (slanim/runtime/world.hpp) two systems serve every avatar that has an
-// Appearance, in two phases after `local_to_model`:
+// In a World, AppearanceFeature (slanim/runtime/appearance_feature.hpp) holds each avatar's
+// Appearance, and two systems serve every avatar that has one, in two phases after
+// `local_to_model`:
 //
 //     morph: hand motion, emotes, blink, then VisualParamUpdateJob (only changed params cost
 //            work; skeletal params also update the local and model pose)
@@ -154,7 +155,7 @@ struct AppearanceOptions {
     /// `blink_interval` seconds of controller time (first one after one interval): closing
     /// linearly over 0.05 s, closed for 0.05 s, opening linearly over 0.1 s.
     /// Independently of this option, the blinks of the viewer's eye motion (procedural.hpp,
-    /// World::set_procedural_motions) are applied when that motion runs.
+    /// ProceduralFeature::set_motions) are applied when that motion runs.
     bool blink = false;
     float blink_interval = 4.f;
     /// Skin in the skin phase (off: morph only, e.g. for servers that need no vertices).
@@ -267,11 +268,5 @@ private:
     float last_time_ = 0.f;
     bool has_time_ = false;
 };
-
-namespace detail {
-/// Registers the `appearance_morph` (Phase::Morph) and `appearance_skin` (Phase::Skin) systems
-/// on a world; World::set_appearance calls it once.
-void add_appearance_systems(World& world);
-}  // namespace detail
 
 }  // namespace slanim

@@ -203,11 +203,11 @@ public:
     /// other avatar's sample() in between) to the blender in the viewer's order and applies
     /// them to `pose` (joints nobody drives keep their transform). No allocation once the
     /// scratch has grown.
-    void blend(const LocalPoseView& pose, BlendScratch& scratch);
+    void blend(const LocalPose& pose, BlendScratch& scratch);
     /// sample() and blend() with a scratch the controller owns (made at the first call): for
     /// single-avatar tools and tests that drive the phases themselves.
     void sample();
-    void blend(const LocalPoseView& pose);
+    void blend(const LocalPose& pose);
 
     /// Joint states of a motion driven outside the controller (the puppetry motion, spec
     /// §9.3): the next blend() offers states[i] for joint joints[i] (same length) after the

@@ -309,7 +309,7 @@ struct VisualParamUpdateStats {
 /// when the state is not dirty. No allocation.
 struct VisualParamUpdateJob {
     AppearanceState* state = nullptr;
-    LocalPoseView pose;                     ///< optional: local pose receiving joint changes
+    LocalPose pose;                     ///< optional: local pose receiving joint changes
     VisualParamUpdateStats* stats = nullptr;  ///< optional
     /// Optional, empty or ≥ the skeleton's joints: for every joint a skeletal param moved, the
     /// job ORs bit 1 (position) or 2 (scale) into its byte (never clears). Volume morphs do not

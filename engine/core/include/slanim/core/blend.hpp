@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "slanim/core/math.hpp"
+#include "slanim/core/pose.hpp"
 
 namespace slanim {
 
@@ -22,13 +23,6 @@ struct JointStateRef {
     std::int8_t priority = 0;        ///< resolved priority (never −1)
     std::uint8_t usage = 0;          ///< kUsagePos | kUsageRot | kUsageScale
     bool additive = false;           ///< ADDITIVE_BLEND motion
-};
-
-/// Local joint transforms of one avatar (parent frame; metres).
-struct LocalPoseView {
-    std::span<Vec3> positions;
-    std::span<Quat> rotations;
-    std::span<Vec3> scales;
 };
 
 /// Instruction set of PoseBlender's vector fold. The results are the same bits on every one.
@@ -171,7 +165,7 @@ public:
     /// writing `pose` (spans of at least num_joints() elements; a joint's scale only when one of
     /// its states carried a scale: otherwise the viewer's sum leaves it unchanged); then clears
     /// the slots. No allocation.
-    void blend_and_apply(const LocalPoseView& pose);
+    void blend_and_apply(const LocalPose& pose);
 
     /// Number of states queued for `joint` (for tests and overlays). Inserts recorded layers
     /// first (add_layer).
@@ -215,7 +209,7 @@ private:
     }
     static constexpr std::uint8_t kAdditiveFlag = 0x80;
     void move_slot(std::size_t from, std::size_t to, std::size_t joint);
-    void blend_one(std::size_t joint, const LocalPoseView& pose) const;
+    void blend_one(std::size_t joint, const LocalPose& pose) const;
     [[nodiscard]] float* field(std::size_t slot, int f) {
         return values_.data() + (slot * kFields + static_cast<std::size_t>(f)) * stride_;
     }

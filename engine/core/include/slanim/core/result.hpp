@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Error values (ACL style): every fallible slanim call returns a Result<T> instead of throwing.
+// Error values (ACL style): every fallible slanim call returns a Result<T> instead of throwing,
+// or a Status (Result<void>) when it has no value to return.
 #pragma once
 
 #include <cstddef>
@@ -15,6 +16,9 @@ struct Error {
     std::string message;
     long long offset = -1;
     long long line = -1;
+    /// A machine-readable reason for APIs that document one (e.g. OverrideError), so a caller
+    /// (the C API) can map it to its own codes; 0 when the API gives none.
+    int code = 0;
 
     /// "message (at byte N)" / "message (line N)" / "message".
     [[nodiscard]] std::string describe() const;
@@ -45,5 +49,23 @@ public:
 private:
     std::variant<T, Error> v_;
 };
+
+/// Success, or an Error: the result of a call with no value to return.
+template <>
+class Result<void> {
+public:
+    Result() = default;  ///< success
+    Result(Error error) : error_(std::move(error)), ok_(false) {}  // NOLINT: implicit by design
+
+    [[nodiscard]] bool ok() const noexcept { return ok_; }
+    explicit operator bool() const noexcept { return ok_; }
+    /// The error. Precondition: !ok().
+    [[nodiscard]] const Error& error() const { return error_; }
+
+private:
+    Error error_;
+    bool ok_ = true;
+};
+using Status = Result<void>;
 
 }  // namespace slanim

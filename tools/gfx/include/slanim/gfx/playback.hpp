@@ -31,7 +31,7 @@ public:
     /// procedural ones, are older than the clips, as the viewer's default motions are), before
     /// frame 0's step.
     using WorldSetup = std::function<Result<bool>(World&, Entity)>;
-    /// Installs `setup` (e.g. World::set_appearance with a fresh Appearance, a puppetry source)
+    /// Installs `setup` (e.g. AppearanceFeature::set with a fresh Appearance, a puppetry source)
     /// and restarts, so it applies from frame 0; every later restart() calls it again. Returns
     /// the setup's result for this restart; a failure in a later restart is kept in
     /// setup_error() (the world then plays without what the setup would have attached).
