@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// End to end on loopback (issue 4 §4): the relay (RelayServer, real HTTP and UDP sockets), one
+// End to end on loopback, every part real: the relay (RelayServer, real HTTP and UDP sockets), one
 // sender replaying the real webcam capture (../shared/puppetry) through the block encoder, and
 // two receivers each running the runtime (a World with PuppetryRuntime). Receiver A stands in
 // range, B out of range; then B subscribes to the sender over HTTP, then mutes it. The test
