@@ -26,7 +26,7 @@ import re
 import subprocess
 import sys
 
-# Folders never scanned and never counted as the repository's files.
+# Folders never read, and whose files do not count as the repository's.
 SKIP_DIRS = {".git", "node_modules", ".cache"}
 SKIP_PREFIXES = ("fuzz/corpus/",)
 
@@ -36,14 +36,13 @@ SOURCE_EXTS = {"cpp", "hpp", "h", "c", "inc", "py", "sh", "md", "cmake", "mjs", 
                "in"}
 # Extensions that make a token with a folder (`tests/data/x.anim`) a file path. Data files are
 # checked only with a folder: a bare `DANCE1.anim` names a file of the reader's, not the repo's.
-PATH_EXTS = SOURCE_EXTS | {"json", "txt", "anim", "bvh", "bvj", "xml", "llm", "dat", "glb", "gltf", "csv",
-                           "png", "obj", "jsonl", "llsd", "tsv", "pc", "yml", "yaml", "toml"}
+PATH_EXTS = SOURCE_EXTS | {"json", "txt", "anim", "bvh", "bvj", "xml", "llm", "dat", "glb", "gltf",
+                           "csv", "png", "obj", "jsonl", "llsd", "tsv", "pc", "yml", "yaml", "toml"}
 
 # Placeholder words of command synopses: OUT.anim, FILE.glb, IN.bvh, DIR/avatar_lad.xml.
 # P is the install prefix of `cmake --install build --prefix P`.
-PLACEHOLDERS = {"FILE", "OUT", "IN", "POSE", "DIR", "NAME", "PATTERN", "SOURCE", "LIST", "PATH", "P",
-                "X", "Y", "T", "N", "TARGET", "SHARED_DIR", "CORPUS_DIR", "CANDIDATE_DIR",
-                "YOUR_WORKTREE"}
+PLACEHOLDERS = {"FILE", "OUT", "IN", "POSE", "DIR", "NAME", "PATTERN", "SOURCE", "LIST", "PATH",
+                "P", "X", "Y", "T", "N", "TARGET", "SHARED_DIR", "CORPUS_DIR", "CANDIDATE_DIR"}
 
 # The explicit allow-list, applied to names that are not found: names that deliberately are not
 # files of this repository.

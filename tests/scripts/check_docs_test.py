@@ -31,7 +31,8 @@ TREE = {
                      "Code in engine/core/src/clip.cpp and engine/core/src/stale.cpp.\n"
                      "Back to [the start](../README.md); a bare name: clip.cpp, moved.hpp.\n"
                      "Folders: `engine/core/`, `engine/gone/`.\n",
-    "engine/core/README.md": "# core\nEntry point: `include/slanim/core/clip.hpp`, `src/old.cpp`.\n",
+    "engine/core/README.md": "# core\n"
+                             "Entry point: `include/slanim/core/clip.hpp`, `src/old.cpp`.\n",
     "engine/core/include/slanim/core/clip.hpp": "// The clip. See slanim/core/sampling.hpp.\n"
                                                 "#pragma once\n",
     "engine/core/src/clip.cpp": "// SPDX-License-Identifier: MIT\n"
