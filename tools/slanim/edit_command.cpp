@@ -323,15 +323,6 @@ CLI::App* add_edit_subcommand(CLI::App& app, EditOptions& o) {
     return ed;
 }
 
-EditCommand add_edit_subcommand(CLI::App& app) {
-    EditCommand c;
-    c.options = std::make_shared<EditOptions>();
-    c.app = add_edit_subcommand(app, *c.options);
-    return c;
-}
-
-bool EditCommand::selected() const { return app != nullptr && app->parsed(); }
-
 Result<std::string> expand_output_pattern(const std::string& pattern, const std::string& input,
                                           int priority) {
     std::string out;
