@@ -14,12 +14,13 @@
 #include "convert_command.hpp"
 #include "crowd_command.hpp"
 #include "edit_command.hpp"
-#include "gfx_commands.hpp"
+#include "render_command.hpp"
 #include "ik_command.hpp"
 #include "info_command.hpp"
 #include "play_command.hpp"
 #include "relay_command.hpp"
 #include "relay_load_command.hpp"
+#include "view_command.hpp"
 #include "validate_command.hpp"
 
 namespace slanim::cli {
