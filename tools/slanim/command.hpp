@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The shape every `slanim` subcommand shares: `add_X_subcommand(app, options)` registers it and
-// its options (in X_command.hpp), `cmd_X(out, err, options)` runs it. run_cli (commands.cpp)
+// its options (in <command>_command.hpp), `cmd_X(out, err, options)` runs it. run_cli (commands.cpp)
 // keeps one Subcommand per command and runs the one the command line selected.
 #pragma once
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The `slanim` command line: registers every subcommand (one file each, X_command.hpp) and runs
+// The `slanim` command line: registers every subcommand (one file each, <command>_command.hpp) and runs
 // the one selected.
 #include "commands.hpp"
 

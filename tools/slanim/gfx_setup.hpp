@@ -2,7 +2,7 @@
 // What `slanim view` (an SDL2/OpenGL window, view_command.hpp) and `slanim render` (the same
 // picture offscreen, to a PNG, render_command.hpp) share: motions played on one avatar — the
 // real avatar mesh of --character DIR (morphed and skinned on the CPU, --wearable applied), else
-// a generated body — with the skeleton, joint-owner and constraint overlays. See docs/viewer.md
+// a generated body — with the skeleton, joint-owner and constraint overlays. See docs/view-and-render.md
 // and docs/mesh-output.md.
 #pragma once
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `slanim render`: the picture of `slanim view` at time T, drawn offscreen to a PNG
-// (gfx_setup.hpp has what the two share). See docs/viewer.md and docs/mesh-output.md.
+// (gfx_setup.hpp has what the two share). See docs/view-and-render.md and docs/mesh-output.md.
 #pragma once
 
 #include <iosfwd>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `slanim view`: motions played on one avatar in an SDL2/OpenGL window, with the skeleton,
 // joint-owner and constraint overlays, keyboard and mouse controls (gfx_setup.hpp has what it
-// shares with `slanim render`). See docs/viewer.md.
+// shares with `slanim render`). See docs/view-and-render.md.
 #pragma once
 
 #include <iosfwd>
