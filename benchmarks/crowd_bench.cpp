@@ -27,7 +27,7 @@
 //   BM_LocalToModel214/slanim — LocalToModelJob over 214 joints.
 //   BM_Memcpy256MB/threads:T — the machine's memory traffic (a 256 MB memcpy per thread, T
 //        threads at once; bytes_per_second sums both directions), to read the skinned rows.
-// Without ../shared the generated demo motions (runtime/crowd.hpp) replace the real ones and the
+// Without ../shared the generated demo motions (slanim/runtime/crowd.hpp) replace the real ones and the
 // label says so; skinned cases are skipped.
 #include <benchmark/benchmark.h>
 
@@ -45,10 +45,10 @@
 #include "slanim/formats/anim_codec.hpp"
 #include "slanim/formats/skeleton_xml.hpp"
 #include "slanim/runtime/appearance.hpp"
-#include "slanim/runtime/crowd.hpp"
-#include "slanim/runtime/world.hpp"
 #include "slanim/runtime/appearance_feature.hpp"
+#include "slanim/runtime/crowd.hpp"
 #include "slanim/runtime/procedural_feature.hpp"
+#include "slanim/runtime/world.hpp"
 #include "viewer_baseline.hpp"
 
 namespace {

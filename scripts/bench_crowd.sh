@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 REPS="${1:-5}"
 [[ "$REPS" =~ ^[1-9][0-9]*$ ]] || { echo "usage: scripts/bench_crowd.sh [REPETITIONS]" >&2; exit 2; }
-cmake -S . -B build -G Ninja >/dev/null
+scripts/configure.sh build >/dev/null
 cmake --build build --parallel 2 --target slanim_bench_crowd >/dev/null
 before=$(cut -d' ' -f1-3 /proc/loadavg)
 build/benchmarks/slanim_bench_crowd --benchmark_repetitions="$REPS" --benchmark_report_aggregates_only=true \

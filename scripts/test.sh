@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds slanim with warnings as errors and runs the test suite.
 # Usage: scripts/test.sh [--sanitize | --tsan]
+#   (none):     build/, configured by scripts/configure.sh as README command 1 configures it, so
+#               the objects that command built are reused; every target, every test
 #   --sanitize: ASan + UBSan build in build-asan/, every test
 #   --tsan:     ThreadSanitizer build in build-tsan/, the threaded code's tests: the runtime suite
 #               (the world runs on two threads by default), `slanim crowd` and the C API
@@ -24,6 +26,6 @@ elif [ "${1:-}" = "--sanitize" ]; then
   export LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp:print_suppressions=0"
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 fi
-cmake -S . -B "$BUILD" -G Ninja -DSLANIM_WARNINGS_AS_ERRORS=ON "${EXTRA[@]}"
+scripts/configure.sh "$BUILD" "${EXTRA[@]}"
 cmake --build "$BUILD" --parallel 2 "${TARGETS[@]}"
 ctest --test-dir "$BUILD" --output-on-failure --parallel 2 "${FILTER[@]}"

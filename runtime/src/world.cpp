@@ -18,8 +18,8 @@
 
 #include "job_check.hpp"
 #include "slanim/core/local_to_model.hpp"
-#include "slanim/runtime/attachment_overrides.hpp"
 #include "slanim/runtime/appearance_feature.hpp"
+#include "slanim/runtime/attachment_overrides.hpp"
 #include "slanim/runtime/ik_feature.hpp"
 #include "slanim/runtime/lod_feature.hpp"
 #include "slanim/runtime/procedural_feature.hpp"

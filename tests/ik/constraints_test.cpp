@@ -9,10 +9,10 @@
 
 #include "slanim/core/clip.hpp"
 #include "slanim/core/motion.hpp"
-#include "slanim/ik/constraints.hpp"
-#include "slanim/runtime/world.hpp"
 #include "slanim/formats/anim_codec.hpp"
+#include "slanim/ik/constraints.hpp"
 #include "slanim/runtime/ik_feature.hpp"
+#include "slanim/runtime/world.hpp"
 #include "test_util.hpp"
 
 namespace fs = std::filesystem;

@@ -8,12 +8,12 @@
 #include <filesystem>
 
 #include "slanim/appearance/visual_params.hpp"
-#include "slanim/runtime/appearance.hpp"
-#include "slanim/runtime/world.hpp"
 #include "slanim/formats/anim_codec.hpp"
 #include "slanim/formats/skeleton_xml.hpp"
+#include "slanim/runtime/appearance.hpp"
 #include "slanim/runtime/appearance_feature.hpp"
 #include "slanim/runtime/procedural_feature.hpp"
+#include "slanim/runtime/world.hpp"
 #include "synthetic_appearance.hpp"
 #include "test_util.hpp"
 

@@ -12,10 +12,10 @@
 #include "slanim/formats/anim_codec.hpp"
 #include "slanim/formats/skeleton_xml.hpp"
 #include "slanim/runtime/appearance.hpp"
-#include "slanim/runtime/attachment_overrides.hpp"
-#include "slanim/runtime/world.hpp"
 #include "slanim/runtime/appearance_feature.hpp"
+#include "slanim/runtime/attachment_overrides.hpp"
 #include "slanim/runtime/lod_feature.hpp"
+#include "slanim/runtime/world.hpp"
 #include "test_util.hpp"
 
 using namespace slanim;

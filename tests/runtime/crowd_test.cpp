@@ -11,11 +11,11 @@
 
 #include "slanim/formats/anim_codec.hpp"
 #include "slanim/runtime/appearance.hpp"
-#include "slanim/runtime/crowd.hpp"
-#include "slanim/runtime/world.hpp"
 #include "slanim/runtime/appearance_feature.hpp"
+#include "slanim/runtime/crowd.hpp"
 #include "slanim/runtime/lod_feature.hpp"
 #include "slanim/runtime/procedural_feature.hpp"
+#include "slanim/runtime/world.hpp"
 #include "synthetic_appearance.hpp"
 
 using namespace slanim;

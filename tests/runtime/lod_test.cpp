@@ -7,8 +7,8 @@
 #include <cstring>
 
 #include "slanim/runtime/crowd.hpp"
-#include "slanim/runtime/world.hpp"
 #include "slanim/runtime/lod_feature.hpp"
+#include "slanim/runtime/world.hpp"
 #include "test_util.hpp"
 
 using namespace slanim;

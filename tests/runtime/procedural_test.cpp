@@ -8,8 +8,8 @@
 #include <cstring>
 #include <vector>
 
-#include "slanim/runtime/world.hpp"
 #include "slanim/runtime/procedural_feature.hpp"
+#include "slanim/runtime/world.hpp"
 #include "test_util.hpp"
 
 using namespace slanim;

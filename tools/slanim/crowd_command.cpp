@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "appearance_loading.hpp"
+#include "crowd_render.hpp"
 #include "loading.hpp"
 #include "mesh_export.hpp"
 #include "slanim/core/clip.hpp"
@@ -26,11 +27,11 @@
 #include "slanim/gfx/image.hpp"
 #include "slanim/gfx/renderer.hpp"
 #include "slanim/runtime/appearance.hpp"
-#include "slanim/runtime/crowd.hpp"
-#include "slanim/runtime/world.hpp"
 #include "slanim/runtime/appearance_feature.hpp"
+#include "slanim/runtime/crowd.hpp"
 #include "slanim/runtime/ik_feature.hpp"
 #include "slanim/runtime/lod_feature.hpp"
+#include "slanim/runtime/world.hpp"
 
 namespace slanim::cli {
 
@@ -42,9 +43,6 @@ constexpr float kStep = 1.f / 60.f;
 /// run's --seconds when shorter), at least one step.
 constexpr int kProfileSteps = 60;
 constexpr double kProfileSeconds = 1.0;
-/// Vertices the --render picture may hold (positions and normals: 24 bytes each); the nearest
-/// avatars are drawn first and the ones past the budget are left out (and counted).
-constexpr std::size_t kMaxDrawVertices = 4'000'000;
 
 double seconds_between(Clock::time_point a, Clock::time_point b) {
     return std::chrono::duration<double>(b - a).count();
@@ -98,148 +96,6 @@ private:
     bool shown_ = false;
     Clock::time_point next_{};
 };
-
-/// Colours of the avatar mesh's parts (as `slanim render` draws them).
-gfx::Rgba mesh_colour(std::string_view type) {
-    if (type == "hairMesh") return {0.30f, 0.20f, 0.13f, 1.f};
-    if (type == "eyelashMesh") return {0.12f, 0.09f, 0.08f, 1.f};
-    if (type.starts_with("eyeBall")) return {0.90f, 0.90f, 0.92f, 1.f};
-    return {0.80f, 0.60f, 0.48f, 1.f};  // skin
-}
-
-struct RenderReport {
-    int drawn = 0;         ///< avatars in the picture
-    int over_budget = 0;   ///< in view but left out (vertex budget)
-    bool meshes = false;   ///< avatar meshes (else generated bodies)
-};
-
-/// Draws the crowd once, seen by CrowdView's camera, and writes the PNG. The avatars that are
-/// visible, in front of the camera, within the draw distance and inside the horizontal field
-/// of view are drawn (nearest rows first, up to kMaxDrawVertices): the skinned avatar mesh
-/// when they have an Appearance, else the generated body (collision volumes).
-Result<RenderReport> render_crowd(World& world, std::span<const Entity> ents, const std::string& path,
-                                  double time) {
-    auto renderer = gfx::Renderer::create();
-    if (!renderer) return renderer.error();
-    const int n = static_cast<int>(ents.size());
-    const float ground = IkFeature::of(world).ground(ents.front()).height;
-    const float tan_half_y = std::tan(CrowdView::kFovYDeg * std::numbers::pi_v<float> / 360.f);
-    const float tan_half_x = tan_half_y * static_cast<float>(CrowdView::kWidth) / static_cast<float>(CrowdView::kHeight);
-    const Vec3 eye = CrowdView::eye();
-
-    // Which avatars, and the body source.
-    std::vector<int> in_view;
-    for (int k = 0; k < n; ++k) {
-        const Vec3 s = CrowdView::spot(k, n);
-        const float depth = eye.x - s.x;
-        if (!LodFeature::of(world).visible(ents[k]) || !CrowdView::visible(s)) continue;
-        if (std::fabs(s.y) > depth * tan_half_x + 1.f) continue;  // outside the picture (1 m margin)
-        in_view.push_back(k);
-    }
-    RenderReport report;
-    const Appearance* first = AppearanceFeature::of(world).get(ents.front());
-    report.meshes = first != nullptr;
-    std::optional<SkinnedMeshSnapshot> snapshot;
-    std::vector<std::vector<std::uint32_t>> mesh_indices;
-    std::optional<gfx::GeneratedBody> body;
-    std::size_t per_avatar = 0;
-    if (first) {
-        snapshot.emplace(*first);
-        for (const ExportMesh& m : snapshot->meshes()) {
-            auto& idx = mesh_indices.emplace_back();
-            // The skirt is drawn by the viewer only with a skirt wearable (as in `slanim render`).
-            if (m.name == "skirtMesh" || m.positions.empty() || m.faces.empty()) continue;
-            for (const auto& f : m.faces) idx.insert(idx.end(), f.begin(), f.end());
-            per_avatar += m.positions.size();
-        }
-    } else {
-        body.emplace(world.skeleton(ents.front()), 6, 10);
-        for (const gfx::RenderMesh& m : body->meshes()) per_avatar += m.positions.size();
-    }
-    const std::size_t fit = per_avatar ? kMaxDrawVertices / per_avatar : in_view.size();
-    if (in_view.size() > fit) {
-        report.over_budget = static_cast<int>(in_view.size() - fit);
-        in_view.resize(fit);
-    }
-    report.drawn = static_cast<int>(in_view.size());
-
-    // Every drawn avatar's vertices, moved to its spot, in two arrays sized up front (the
-    // meshes' spans point into them).
-    std::vector<Vec3> positions, normals;
-    positions.reserve(per_avatar * in_view.size());
-    normals.reserve(per_avatar * in_view.size());
-    struct Part {
-        std::size_t first, count;
-        std::span<const std::uint32_t> indices;
-        gfx::Rgba colour;
-    };
-    std::vector<Part> parts;
-    const auto append = [&](std::span<const Vec3> p, std::span<const Vec3> nrm, Vec3 offset,
-                            std::span<const std::uint32_t> idx, gfx::Rgba colour) {
-        parts.push_back({positions.size(), p.size(), idx, colour});
-        for (const Vec3& v : p) positions.push_back(v + offset);
-        normals.insert(normals.end(), nrm.begin(), nrm.end());
-    };
-    for (const int k : in_view) {
-        const Vec3 s = CrowdView::spot(k, n);
-        const Vec3 offset{s.x, s.y, 0.f};
-        if (snapshot) {
-            const Appearance* a = AppearanceFeature::of(world).get(ents[k]);
-            if (!a) continue;
-            snapshot->capture(*a);
-            const auto meshes = snapshot->meshes();
-            for (std::size_t m = 0; m < meshes.size(); ++m)
-                if (!mesh_indices[m].empty())
-                    append(meshes[m].positions, meshes[m].normals, offset, mesh_indices[m], mesh_colour(meshes[m].name));
-        } else {
-            const ModelPose& pose = world.model_pose(ents[k]);
-            body->update(pose.positions, pose.rotations);
-            for (const gfx::RenderMesh& m : body->meshes()) append(m.positions, m.normals, offset, m.indices32, m.colour);
-        }
-    }
-
-    gfx::Scene scene;
-    scene.grid = false;  // the renderer's grid is 10 m wide; the crowd gets its own ground below
-    // The ground under the whole crowd (and up to the camera), a little darker than the sky.
-    const int cols = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(n))));
-    const float half_w = 0.5f * CrowdView::kSpacing * static_cast<float>(cols) + 2.f;
-    const float back = -CrowdView::kSpacing * static_cast<float>((n + cols - 1) / cols) - 2.f;
-    const std::array<Vec3, 4> ground_pos{Vec3{back, -half_w, ground}, Vec3{eye.x + 1.f, -half_w, ground},
-                                         Vec3{eye.x + 1.f, half_w, ground}, Vec3{back, half_w, ground}};
-    const std::array<Vec3, 4> ground_nrm{Vec3{0, 0, 1}, Vec3{0, 0, 1}, Vec3{0, 0, 1}, Vec3{0, 0, 1}};
-    const std::array<std::uint32_t, 6> ground_idx{0, 1, 2, 0, 2, 3};
-    gfx::RenderMesh floor;
-    floor.positions = ground_pos;
-    floor.normals = ground_nrm;
-    floor.indices32 = ground_idx;
-    floor.colour = {0.24f, 0.26f, 0.24f, 1.f};
-    scene.meshes.push_back(floor);
-    for (const Part& p : parts) {
-        gfx::RenderMesh m;
-        m.positions = std::span<const Vec3>(positions).subspan(p.first, p.count);
-        m.normals = std::span<const Vec3>(normals).subspan(p.first, p.count);
-        m.indices32 = p.indices;
-        m.colour = p.colour;
-        scene.meshes.push_back(m);
-    }
-    scene.labels.push_back(gfx::Label::at(
-        fmt::format("slanim crowd: {} avatars ({} drawn), t = {:.2f} s", n, report.drawn, time), 10.f, -10.f,
-        gfx::palette::kText, 1.5f));
-
-    // CrowdView's camera: the eye 3 m in front of the first row, 1.8 m above the ground,
-    // looking along -X with a 60-degree vertical field of view.
-    gfx::OrbitCamera cam;
-    cam.yaw = 0.f;
-    cam.pitch = 0.f;
-    cam.distance = 5.f;  // eye - centre; the far plane is then 150 m
-    cam.fov_y = CrowdView::kFovYDeg * std::numbers::pi_v<float> / 180.f;
-    cam.target = Vec3{eye.x - cam.distance, eye.y, ground + eye.z};
-    auto img = (*renderer)->render_image(scene, cam, CrowdView::kWidth, CrowdView::kHeight);
-    if (!img) return img.error();
-    auto w = gfx::write_png(path, *img);
-    if (!w) return w.error();
-    return report;
-}
 
 }  // namespace
 
@@ -301,8 +157,20 @@ CLI::App* add_crowd_subcommand(CLI::App& app, CrowdOptions& o) {
     return c;
 }
 
-int cmd_crowd(std::ostream& out, std::ostream& err, const CrowdOptions& o) {
-    // Usage errors first: nothing is loaded, run or written.
+namespace {
+
+/// A step's verdict: nullopt to go on, else the exit status to end with.
+using Exit = std::optional<int>;
+
+/// The checked numbers of the command line.
+struct CrowdArgs {
+    int avatars = 0;
+    double seconds = 0.0;
+    int threads = 0;
+};
+
+/// Usage errors first: nothing is loaded, run or written.
+Exit parse_crowd_args(std::ostream& err, const CrowdOptions& o, CrowdArgs& a) {
     const auto avatars = parse_whole(o.avatars, 1, kMaxCrowdAvatars);
     if (!avatars) {
         err << fmt::format("slanim crowd: --avatars must be a whole number from 1 to {} (got \"{}\")\n",
@@ -326,68 +194,71 @@ int cmd_crowd(std::ostream& out, std::ostream& err, const CrowdOptions& o) {
                "folder (the embedded default is a skeleton only)\n";
         return 2;
     }
-    const int n = static_cast<int>(*avatars);
+    a = {static_cast<int>(*avatars), *seconds, static_cast<int>(*threads)};
+    return std::nullopt;
+}
 
-    auto skel = pick_skeleton(o.character);
-    if (!skel) {
-        err << "slanim crowd: " << skel.error().describe() << "\n";
-        return 1;
-    }
-    std::vector<std::shared_ptr<const MotionClip>> clips;
+/// The given files, each made looping, or the built-in crowd mix.
+Exit load_crowd_clips(std::ostream& err, const CrowdOptions& o, const Skeleton& skel,
+                      std::vector<std::shared_ptr<const MotionClip>>& clips) {
     if (o.files.empty()) {
         std::string names;
-        for (auto& d : make_crowd_demo_motions(**skel)) {
+        for (auto& d : make_crowd_demo_motions(skel)) {
             names += (names.empty() ? "" : ", ") + d.name;
-            clips.push_back(MotionClip::build(d.motion, **skel, d.name));
+            clips.push_back(MotionClip::build(d.motion, skel, d.name));
         }
         err << "slanim crowd: no FILE given: playing the built-in crowd mix (" << names << ") on the "
             << (o.character.empty() ? "embedded default skeleton" : "given skeleton") << "\n";
     }
     for (const auto& f : o.files) {
-        auto l = load(f, **skel);
+        auto l = load(f, skel);
         if (!l) {
             err << "slanim crowd: " << l.error().message << "\n";  // names the file
             return 1;
         }
         make_looping(l->motion);
-        clips.push_back(MotionClip::build(l->motion, **skel, std::filesystem::path(f).stem().string()));
+        clips.push_back(MotionClip::build(l->motion, skel, std::filesystem::path(f).stem().string()));
     }
-    std::optional<LoadedAppearance> appearance;
-    if (o.skin) {
-        auto la = load_cli_appearance(o.character, *skel, {});
-        if (!la) {
-            err << "slanim crowd: " << la.error().describe() << "\n";
-            return 1;
-        }
-        appearance.emplace(std::move(*la));
-        // One shape for the whole crowd: the bind poses are shared (BindPoseCache), so each
-        // avatar's skinning reads a cached copy and writes only its own output.
-        appearance->bind_poses = std::make_shared<BindPoseCache>();
-    }
-    // The GL context before stepping, so a machine without one fails at once.
-    std::unique_ptr<gfx::GlContext> gl;
-    if (!o.render.empty()) {
-        auto ctx = gfx::GlContext::create_offscreen();
-        if (!ctx) {
-            err << "slanim crowd: --render: cannot create an OpenGL context: " << ctx.error().message << "\n";
-            return 1;
-        }
-        gl = std::move(*ctx);
-    }
+    return std::nullopt;
+}
 
-    WorldOptions wo;
-    wo.threads = static_cast<int>(*threads);
-    auto created = World::create(wo);
-    if (!created) {
-        err << "slanim crowd: " << created.error().message << "\n";
+/// --skin: the character's appearance, its bind poses shared by the whole crowd.
+Exit load_crowd_appearance(std::ostream& err, const CrowdOptions& o, const std::shared_ptr<const Skeleton>& skel,
+                           std::optional<LoadedAppearance>& appearance) {
+    if (!o.skin) return std::nullopt;
+    auto la = load_cli_appearance(o.character, skel, {});
+    if (!la) {
+        err << "slanim crowd: " << la.error().describe() << "\n";
         return 1;
     }
-    World& world = **created;
+    appearance.emplace(std::move(*la));
+    // One shape for the whole crowd: the bind poses are shared (BindPoseCache), so each
+    // avatar's skinning reads a cached copy and writes only its own output.
+    appearance->bind_poses = std::make_shared<BindPoseCache>();
+    return std::nullopt;
+}
+
+/// --render: the GL context before stepping, so a machine without one fails at once.
+Exit open_render_context(std::ostream& err, const CrowdOptions& o, std::unique_ptr<gfx::GlContext>& gl) {
+    if (o.render.empty()) return std::nullopt;
+    auto ctx = gfx::GlContext::create_offscreen();
+    if (!ctx) {
+        err << "slanim crowd: --render: cannot create an OpenGL context: " << ctx.error().message << "\n";
+        return 1;
+    }
+    gl = std::move(*ctx);
+    return std::nullopt;
+}
+
+/// The avatars with their motions, appearances (--skin) and LOD inputs (--lod).
+Exit populate(std::ostream& err, const CrowdOptions& o, World& world, const std::shared_ptr<const Skeleton>& skel,
+              const std::vector<std::shared_ptr<const MotionClip>>& clips, std::optional<LoadedAppearance>& appearance,
+              int n, std::vector<Entity>& ents) {
     ik::IkSettings ik_settings;
     ik_settings.enabled = o.solver != "none";
     if (ik_settings.enabled) ik_settings.solver = ik::parse_solver(o.solver).value_or(ik::Solver::Ccd);
     IkFeature::of(world).set_default_settings(ik_settings);
-    const std::vector<Entity> ents = populate_crowd(world, *skel, clips, n);
+    ents = populate_crowd(world, skel, clips, n);
     if (appearance) {
         for (int k = 0; k < n; ++k) {
             auto made = appearance->make();
@@ -411,12 +282,20 @@ int cmd_crowd(std::ostream& out, std::ostream& err, const CrowdOptions& o) {
             LodFeature::of(world).set_visible(ents[k], CrowdView::visible(s));
         }
     }
+    return std::nullopt;
+}
 
-    // The measured run: profiling off, one clock read per step.
+/// The measured run: profiling off, one clock read per step, for `seconds` of wall time.
+struct MeasuredRun {
+    std::vector<double> step_ms;  // per step, in order
+    double wall = 0.0;            // seconds
+};
+
+MeasuredRun measure_steps(std::ostream& err, World& world, double seconds) {
     const bool tty = &err == &std::cerr && ::isatty(STDERR_FILENO) == 1;
     ProgressBar progress(err, tty);
-    std::vector<double> step_ms;
-    step_ms.reserve(1 << 16);
+    MeasuredRun run;
+    run.step_ms.reserve(1 << 16);
     world.set_profiling(false);
     const auto run_start = Clock::now();
     auto last = run_start;
@@ -424,44 +303,44 @@ int cmd_crowd(std::ostream& out, std::ostream& err, const CrowdOptions& o) {
         const auto before = Clock::now();
         world.step(kStep);
         last = Clock::now();
-        step_ms.push_back(1e3 * seconds_between(before, last));  // the step alone, not the bar
-        progress.update(last, seconds_between(run_start, last), *seconds, static_cast<long long>(step_ms.size()));
-    } while (seconds_between(run_start, last) < *seconds);
+        run.step_ms.push_back(1e3 * seconds_between(before, last));  // the step alone, not the bar
+        progress.update(last, seconds_between(run_start, last), seconds, static_cast<long long>(run.step_ms.size()));
+    } while (seconds_between(run_start, last) < seconds);
     progress.finish();
-    const double wall = seconds_between(run_start, last);
-    const auto measured_steps = static_cast<long long>(step_ms.size());
+    run.wall = seconds_between(run_start, last);
+    return run;
+}
 
-    // The profiled run, separate so its clock reads do not distort the step times.
+/// The profiled run, separate so its clock reads do not distort the step times.
+struct ProfiledRun {
+    std::vector<SystemProfile> profile;
+    int steps = 0;
+};
+
+ProfiledRun profile_steps(World& world, double seconds) {
     world.reset_profile();
     world.set_profiling(true);
-    const double profile_limit = std::min(kProfileSeconds, *seconds);
+    const double profile_limit = std::min(kProfileSeconds, seconds);
     const auto prof_start = Clock::now();
-    int profiled_steps = 0;
+    ProfiledRun run;
     do {
         world.step(kStep);
-        ++profiled_steps;
-    } while (profiled_steps < kProfileSteps && seconds_between(prof_start, Clock::now()) < profile_limit);
+        ++run.steps;
+    } while (run.steps < kProfileSteps && seconds_between(prof_start, Clock::now()) < profile_limit);
     world.set_profiling(false);
-    const std::vector<SystemProfile> profile = world.profile();
-    const double sim_time = static_cast<double>(measured_steps + profiled_steps) * kStep;
+    run.profile = world.profile();
+    return run;
+}
 
-    std::optional<RenderReport> rendered;
-    if (gl) {
-        auto r = render_crowd(world, ents, o.render, sim_time);
-        if (!r) {
-            err << "slanim crowd: --render: " << r.error().message << "\n";
-            return 1;
-        }
-        rendered = *r;
-    }
-
-    std::vector<double> sorted = step_ms;
-    std::sort(sorted.begin(), sorted.end());
+/// The steps line, and the lod, skin and render lines when they apply.
+void print_run(std::ostream& out, const CrowdOptions& o, const World& world, const MeasuredRun& run,
+               const std::vector<double>& sorted, const std::optional<LoadedAppearance>& appearance, int n) {
+    const auto measured_steps = static_cast<long long>(run.step_ms.size());
     double sum = 0.0;
     for (double v : sorted) sum += v;
     out << fmt::format("steps: {} of 1/60 s in {:.2f} s of wall time ({:.1f} s simulated), profiling off; "
                        "mean {:.3f} ms/step, max {:.3f} ms/step\n",
-                       measured_steps, wall, static_cast<double>(measured_steps) * kStep,
+                       measured_steps, run.wall, static_cast<double>(measured_steps) * kStep,
                        sum / static_cast<double>(measured_steps), sorted.back());
     if (o.lod) {
         int by_period[5] = {0, 0, 0, 0, 0};
@@ -475,28 +354,80 @@ int cmd_crowd(std::ostream& out, std::ostream& err, const CrowdOptions& o) {
                            n, b.shared, b.in_use, static_cast<double>(b.bytes) / (1024.0 * 1024.0),
                            b.entries - b.in_use);
     }
-    if (rendered)
-        out << fmt::format("render: {}: {}x{}, {} of {} avatars drawn ({}){}, {} {}\n", o.render, CrowdView::kWidth,
-                           CrowdView::kHeight, rendered->drawn, n,
-                           rendered->meshes ? "avatar meshes" : "generated bodies",
-                           rendered->over_budget
-                               ? fmt::format(", {} more in view left out (vertex budget)", rendered->over_budget)
-                               : std::string(),
-                           gfx::platform_name(gl->platform()), gl->description());
+}
 
+void print_render(std::ostream& out, const CrowdOptions& o, const CrowdRenderReport& rendered,
+                  const gfx::GlContext& gl, int n) {
+    out << fmt::format("render: {}: {}x{}, {} of {} avatars drawn ({}){}, {} {}\n", o.render, CrowdView::kWidth,
+                       CrowdView::kHeight, rendered.drawn, n, rendered.meshes ? "avatar meshes" : "generated bodies",
+                       rendered.over_budget
+                           ? fmt::format(", {} more in view left out (vertex budget)", rendered.over_budget)
+                           : std::string(),
+                       gfx::platform_name(gl.platform()), gl.description());
+}
+
+/// The per-system table of the profiled run.
+void print_profile(std::ostream& out, const ProfiledRun& prof) {
     double total = 0.0;
-    for (const SystemProfile& p : profile) total += p.seconds;
+    for (const SystemProfile& p : prof.profile) total += p.seconds;
     out << fmt::format("per system: {} steps with profiling on (a separate run), mean µs per step summed over "
                        "threads\n",
-                       profiled_steps);
+                       prof.steps);
     out << fmt::format("{:<20} {:<15} {:>12} {:>7}\n", "system", "phase", "µs/step", "share");
-    for (const SystemProfile& p : profile) {
-        const double us = 1e6 * p.seconds / profiled_steps;
+    for (const SystemProfile& p : prof.profile) {
+        const double us = 1e6 * p.seconds / prof.steps;
         out << fmt::format("{:<20} {:<15} {:>12.1f} {:>6.1f}%\n", p.system->name, phase_name(p.system->phase), us,
                            total > 0.0 ? 100.0 * p.seconds / total : 0.0);
     }
-    out << fmt::format("{:<20} {:<15} {:>12.1f} {:>6.1f}%\n", "total", "", 1e6 * total / profiled_steps, 100.0);
+    out << fmt::format("{:<20} {:<15} {:>12.1f} {:>6.1f}%\n", "total", "", 1e6 * total / prof.steps, 100.0);
+}
 
+}  // namespace
+
+int cmd_crowd(std::ostream& out, std::ostream& err, const CrowdOptions& o) {
+    CrowdArgs args;
+    if (auto e = parse_crowd_args(err, o, args)) return *e;
+    const int n = args.avatars;
+    auto skel = pick_skeleton(o.character);
+    if (!skel) {
+        err << "slanim crowd: " << skel.error().describe() << "\n";
+        return 1;
+    }
+    std::vector<std::shared_ptr<const MotionClip>> clips;
+    if (auto e = load_crowd_clips(err, o, **skel, clips)) return *e;
+    std::optional<LoadedAppearance> appearance;
+    if (auto e = load_crowd_appearance(err, o, *skel, appearance)) return *e;
+    std::unique_ptr<gfx::GlContext> gl;
+    if (auto e = open_render_context(err, o, gl)) return *e;
+
+    WorldOptions wo;
+    wo.threads = args.threads;
+    auto created = World::create(wo);
+    if (!created) {
+        err << "slanim crowd: " << created.error().message << "\n";
+        return 1;
+    }
+    World& world = **created;
+    std::vector<Entity> ents;
+    if (auto e = populate(err, o, world, *skel, clips, appearance, n, ents)) return *e;
+    const MeasuredRun run = measure_steps(err, world, args.seconds);
+    const ProfiledRun prof = profile_steps(world, args.seconds);
+    const double sim_time = static_cast<double>(static_cast<long long>(run.step_ms.size()) + prof.steps) * kStep;
+    std::optional<CrowdRenderReport> rendered;
+    if (gl) {
+        auto r = render_crowd(world, ents, o.render, sim_time);
+        if (!r) {
+            err << "slanim crowd: --render: " << r.error().message << "\n";
+            return 1;
+        }
+        rendered = *r;
+    }
+
+    std::vector<double> sorted = run.step_ms;
+    std::sort(sorted.begin(), sorted.end());
+    print_run(out, o, world, run, sorted, appearance, n);
+    if (rendered) print_render(out, o, *rendered, *gl, n);
+    print_profile(out, prof);
     const double kib = static_cast<double>(world.avatar_state_bytes()) / static_cast<double>(n) / 1024.0;
     out << fmt::format("crowd: {} avatars, {} threads, {:.2f} ms/step p50, {:.2f} ms/step p99, {:.1f} KiB/avatar\n",
                        n, world.threads(), percentile(sorted, 0.50), percentile(sorted, 0.99), kib);

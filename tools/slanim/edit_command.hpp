@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <iosfwd>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,16 +58,6 @@ struct EditOptions {
 /// as CLI11 parses them, so their order is the command line's; a bad value is a parse error,
 /// CLI::ValidationError naming the option). `o` must outlive the parse.
 CLI::App* add_edit_subcommand(CLI::App& app, EditOptions& o);
-
-/// The registered subcommand with the options it fills, owned here.
-struct EditCommand {
-    CLI::App* app = nullptr;
-    std::shared_ptr<EditOptions> options;
-    /// True when the parsed command line selected `edit`.
-    [[nodiscard]] bool selected() const;
-};
-/// Registers the `edit` subcommand on `app` with options owned by the returned handle.
-EditCommand add_edit_subcommand(CLI::App& app);
 
 /// Expands an output pattern for one input: %n the input's stem, %p `priority`, %% a '%'.
 /// Any other '%' sequence is an error.

@@ -16,11 +16,11 @@
 #include "appearance_loading.hpp"
 #include "loading.hpp"
 #include "slanim/core/local_to_model.hpp"
-#include "slanim/formats/io.hpp"
-#include "slanim/runtime/world.hpp"
 #include "slanim/core/skinning.hpp"
+#include "slanim/formats/io.hpp"
 #include "slanim/runtime/appearance.hpp"
 #include "slanim/runtime/appearance_feature.hpp"
+#include "slanim/runtime/world.hpp"
 
 namespace slanim::cli {
 
@@ -172,105 +172,201 @@ Result<std::vector<GltfSkinnedMesh>> gltf_skinned_meshes(const Appearance& appea
     return out;
 }
 
-Result<std::vector<std::uint8_t>> encode_gltf_animation(const GltfAnimationExport& in, MeshFormat format,
-                                                        GltfExportReport* report) {
-    if (format == MeshFormat::Obj) return Error{"glTF: the format must be gltf or glb"};
-    if (in.skeleton == nullptr || in.motion == nullptr) return Error{"glTF: no skeleton or no motion"};
-    const Skeleton& sk = *in.skeleton;
-    const Motion& motion = *in.motion;
-    const auto nj = static_cast<std::size_t>(sk.num_joints());
-    if (in.rest_positions.size() != nj || in.rest_rotations.size() != nj || in.rest_scales.size() != nj)
-        return Error{fmt::format("glTF: the rest pose has {} positions, {} rotations, {} scales for {} joints",
-                                 in.rest_positions.size(), in.rest_rotations.size(), in.rest_scales.size(), nj)};
-    GltfExportReport rep;
-    const GltfJointMap map = make_gltf_joint_map(sk);
-    const auto parent_scale = [&](int j) {
-        const int p = sk.parent(j);
-        return p < 0 ? Vec3{1.f, 1.f, 1.f} : in.rest_scales[static_cast<std::size_t>(p)];
-    };
+namespace {
 
-    // Model transforms of the rest pose (avatar-root frame, SL axes).
-    std::vector<Vec3> model_pos(nj);
-    std::vector<Quat> model_rot(nj);
-    LocalToModelJob l2m;
-    l2m.skeleton = &sk;
-    l2m.local_positions = in.rest_positions;
-    l2m.local_rotations = in.rest_rotations;
-    l2m.local_scales = in.rest_scales;
-    l2m.model_positions = model_pos;
-    l2m.model_rotations = model_rot;
-    if (!l2m.run()) return Error{"glTF: the rest pose does not fit the skeleton (LocalToModelJob)"};
+/// Builds the tinygltf model of one GltfAnimationExport, step by step (joints and skin, meshes,
+/// animation, extras), then serialises it.
+class GltfAnimationEncoder {
+public:
+    explicit GltfAnimationEncoder(const GltfAnimationExport& in)
+        : in_(in), sk_(*in.skeleton), map_(make_gltf_joint_map(sk_)), num_joints_(map_.skeleton_of_joint.size()) {}
 
-    tinygltf::Model m;
-    m.asset.version = "2.0";
-    m.asset.generator = "slanim";
-    if (!in.comment.empty()) {
-        Value::Object extras;
-        extras["comment"] = Value(in.comment);
-        m.asset.extras = Value(std::move(extras));
+    Result<std::vector<std::uint8_t>> encode(MeshFormat format, GltfExportReport* report) {
+        const auto nj = static_cast<std::size_t>(sk_.num_joints());
+        if (in_.rest_positions.size() != nj || in_.rest_rotations.size() != nj || in_.rest_scales.size() != nj)
+            return Error{fmt::format("glTF: the rest pose has {} positions, {} rotations, {} scales for {} joints",
+                                     in_.rest_positions.size(), in_.rest_rotations.size(), in_.rest_scales.size(), nj)};
+        if (auto r = rest_model_transforms(); !r) return r.error();
+        start_model();
+        if (auto r = add_joint_nodes(); !r) return r.error();
+        scene_.name = "slanim";
+        scene_.nodes = {0};
+        for (const GltfSkinnedMesh& gm : in_.meshes)
+            if (auto r = add_mesh(gm); !r) return r.error();
+        if (auto r = add_animation(); !r) return r.error();
+        finish_model();
+        std::ostringstream os(std::ios::out | std::ios::binary);
+        tinygltf::TinyGLTF gltf;
+        if (!gltf.WriteGltfSceneToStream(&m_, os, format == MeshFormat::Gltf, format == MeshFormat::Glb))
+            return Error{"glTF: cannot serialise the asset"};
+        if (report) *report = std::move(rep_);
+        const std::string s = std::move(os).str();
+        return std::vector<std::uint8_t>(s.begin(), s.end());
     }
-    m.buffers.resize(1);
 
-    // Joint nodes: node index = glTF joint index.
-    const std::size_t num_gltf_joints = map.skeleton_of_joint.size();
-    std::vector<float> ibm;
-    ibm.reserve(num_gltf_joints * 16);
-    for (std::size_t g = 0; g < num_gltf_joints; ++g) {
-        const int j = map.skeleton_of_joint[g];
-        tinygltf::Node node;
-        Vec3 model_p{};
-        Quat model_q = Quat::identity();
-        if (j < 0) {
-            node.name = "mRoot";
-        } else {
-            const auto ju = static_cast<std::size_t>(j);
-            node.name = sk.name(j);
-            const Vec3 t = sl_to_gltf(scaled(in.rest_positions[ju], parent_scale(j)));
-            const auto q = unit(in.rest_rotations[ju]);
-            if (!is_finite(t) || !q) return Error{fmt::format("glTF: joint {}: the rest pose is not finite", node.name)};
-            if (t.x != 0.f || t.y != 0.f || t.z != 0.f) node.translation = {t.x, t.y, t.z};
-            const Quat r = sl_to_gltf(*q);
-            if (r.x != 0.f || r.y != 0.f || r.z != 0.f || r.w != 1.f) node.rotation = {r.x, r.y, r.z, r.w};
-            model_p = sl_to_gltf(model_pos[ju]);
-            const auto mq = unit(model_rot[ju]);
-            if (!is_finite(model_p) || !mq)
-                return Error{fmt::format("glTF: joint {}: the rest model transform is not finite", node.name)};
-            model_q = sl_to_gltf(*mq);
-            if (sk.kind(j) != JointKind::Bone) {
-                Value::Object extras;
-                extras["kind"] = Value(std::string(kind_name(sk.kind(j))));
-                if (sk.kind(j) == JointKind::CollisionVolume)
-                    extras["scale"] = vec_value(sl_to_gltf(in.rest_scales[ju]));
-                else
-                    extras["attachment_id"] = Value(sk.desc(j).attachment_id);
-                node.extras = Value(std::move(extras));
-            }
-            const int pg = map.joint(sk.parent(j));
-            m.nodes[static_cast<std::size_t>(pg)].children.push_back(static_cast<int>(g));
+private:
+    Vec3 parent_scale(int j) const {
+        const int p = sk_.parent(j);
+        return p < 0 ? Vec3{1.f, 1.f, 1.f} : in_.rest_scales[static_cast<std::size_t>(p)];
+    }
+
+    /// Model transforms of the rest pose (avatar-root frame, SL axes).
+    Result<bool> rest_model_transforms() {
+        const auto nj = static_cast<std::size_t>(sk_.num_joints());
+        model_pos_.resize(nj);
+        model_rot_.resize(nj);
+        LocalToModelJob l2m;
+        l2m.skeleton = &sk_;
+        l2m.local_positions = in_.rest_positions;
+        l2m.local_rotations = in_.rest_rotations;
+        l2m.local_scales = in_.rest_scales;
+        l2m.model_positions = model_pos_;
+        l2m.model_rotations = model_rot_;
+        if (!l2m.run()) return Error{"glTF: the rest pose does not fit the skeleton (LocalToModelJob)"};
+        return true;
+    }
+
+    void start_model() {
+        m_.asset.version = "2.0";
+        m_.asset.generator = "slanim";
+        if (!in_.comment.empty()) {
+            Value::Object extras;
+            extras["comment"] = Value(in_.comment);
+            m_.asset.extras = Value(std::move(extras));
         }
-        const auto b = inverse_bind(model_p, model_q);
-        ibm.insert(ibm.end(), b.begin(), b.end());
-        m.nodes.push_back(std::move(node));
+        m_.buffers.resize(1);
     }
-    tinygltf::Skin skin;
-    skin.name = "SL avatar skeleton";
-    skin.skeleton = 0;
-    for (std::size_t g = 0; g < num_gltf_joints; ++g) skin.joints.push_back(static_cast<int>(g));
-    skin.inverseBindMatrices = add_gltf_accessor(m, ibm.data(), ibm.size() * sizeof(float), num_gltf_joints,
-                                            TINYGLTF_TYPE_MAT4, TINYGLTF_COMPONENT_TYPE_FLOAT, 0);
-    m.skins.push_back(std::move(skin));
 
-    tinygltf::Scene scene;
-    scene.name = "slanim";
-    scene.nodes = {0};
+    /// The node of skeleton joint `j`: its rest TRS (glTF axes), its kind in extras, and its
+    /// inverse bind matrix appended to `ibm`.
+    Result<tinygltf::Node> joint_node(int j, std::vector<float>& ibm) const {
+        const auto ju = static_cast<std::size_t>(j);
+        tinygltf::Node node;
+        node.name = sk_.name(j);
+        const Vec3 t = sl_to_gltf(scaled(in_.rest_positions[ju], parent_scale(j)));
+        const auto q = unit(in_.rest_rotations[ju]);
+        if (!is_finite(t) || !q) return Error{fmt::format("glTF: joint {}: the rest pose is not finite", node.name)};
+        if (t.x != 0.f || t.y != 0.f || t.z != 0.f) node.translation = {t.x, t.y, t.z};
+        const Quat r = sl_to_gltf(*q);
+        if (r.x != 0.f || r.y != 0.f || r.z != 0.f || r.w != 1.f) node.rotation = {r.x, r.y, r.z, r.w};
+        const Vec3 model_p = sl_to_gltf(model_pos_[ju]);
+        const auto mq = unit(model_rot_[ju]);
+        if (!is_finite(model_p) || !mq)
+            return Error{fmt::format("glTF: joint {}: the rest model transform is not finite", node.name)};
+        if (sk_.kind(j) != JointKind::Bone) {
+            Value::Object extras;
+            extras["kind"] = Value(std::string(kind_name(sk_.kind(j))));
+            if (sk_.kind(j) == JointKind::CollisionVolume)
+                extras["scale"] = vec_value(sl_to_gltf(in_.rest_scales[ju]));
+            else
+                extras["attachment_id"] = Value(sk_.desc(j).attachment_id);
+            node.extras = Value(std::move(extras));
+        }
+        const auto b = inverse_bind(model_p, sl_to_gltf(*mq));
+        ibm.insert(ibm.end(), b.begin(), b.end());
+        return node;
+    }
 
-    // Meshes (glTF axes), each node at the scene root with the skin.
-    std::vector<float> pos, nrm, uv;
-    std::vector<std::uint32_t> indices;
-    for (const GltfSkinnedMesh& gm : in.meshes) {
+    /// Joint nodes (node index = glTF joint index; node 0 is mRoot) and the skin.
+    Result<bool> add_joint_nodes() {
+        std::vector<float> ibm;
+        ibm.reserve(num_joints_ * 16);
+        for (std::size_t g = 0; g < num_joints_; ++g) {
+            const int j = map_.skeleton_of_joint[g];
+            if (j < 0) {
+                tinygltf::Node root;
+                root.name = "mRoot";
+                const auto b = inverse_bind(Vec3{}, Quat::identity());
+                ibm.insert(ibm.end(), b.begin(), b.end());
+                m_.nodes.push_back(std::move(root));
+                continue;
+            }
+            auto node = joint_node(j, ibm);
+            if (!node) return node.error();
+            const int pg = map_.joint(sk_.parent(j));
+            m_.nodes[static_cast<std::size_t>(pg)].children.push_back(static_cast<int>(g));
+            m_.nodes.push_back(std::move(*node));
+        }
+        tinygltf::Skin skin;
+        skin.name = "SL avatar skeleton";
+        skin.skeleton = 0;
+        for (std::size_t g = 0; g < num_joints_; ++g) skin.joints.push_back(static_cast<int>(g));
+        skin.inverseBindMatrices = add_gltf_accessor(m_, ibm.data(), ibm.size() * sizeof(float), num_joints_,
+                                                     TINYGLTF_TYPE_MAT4, TINYGLTF_COMPONENT_TYPE_FLOAT, 0);
+        m_.skins.push_back(std::move(skin));
+        return true;
+    }
+
+    int add_float_attribute(const std::vector<float>& data, std::size_t n, int type) {
+        return add_gltf_accessor(m_, data.data(), data.size() * sizeof(float), n, type, TINYGLTF_COMPONENT_TYPE_FLOAT,
+                                 TINYGLTF_TARGET_ARRAY_BUFFER);
+    }
+
+    /// POSITION, NORMAL and TEXCOORD_0 (glTF axes; the UV origin at the top left).
+    Result<bool> add_vertex_attributes(const ExportMesh& em, tinygltf::Primitive& prim) {
+        const std::size_t n = em.positions.size();
+        pos_.resize(3 * n);
+        for (std::size_t i = 0; i < n; ++i) {
+            const Vec3 p = sl_to_gltf(em.positions[i]);
+            if (!is_finite(p)) return Error{fmt::format("glTF: mesh {}: vertex {} is not finite", em.name, i)};
+            pos_[3 * i] = p.x, pos_[3 * i + 1] = p.y, pos_[3 * i + 2] = p.z;
+        }
+        const int pa = add_float_attribute(pos_, n, TINYGLTF_TYPE_VEC3);
+        set_min_max(m_.accessors[static_cast<std::size_t>(pa)], pos_.data(), n, 3);
+        prim.attributes["POSITION"] = pa;
+        if (em.normals.size() == n) {
+            nrm_.resize(3 * n);
+            for (std::size_t i = 0; i < n; ++i) {
+                const Vec3 v = sl_to_gltf(unit_normal(em.normals[i]));
+                nrm_[3 * i] = v.x, nrm_[3 * i + 1] = v.y, nrm_[3 * i + 2] = v.z;
+            }
+            prim.attributes["NORMAL"] = add_float_attribute(nrm_, n, TINYGLTF_TYPE_VEC3);
+        }
+        if (em.texcoords.size() == n) {
+            uv_.resize(2 * n);
+            for (std::size_t i = 0; i < n; ++i) {
+                uv_[2 * i] = em.texcoords[i].x;
+                uv_[2 * i + 1] = 1.f - em.texcoords[i].y;
+            }
+            prim.attributes["TEXCOORD_0"] = add_float_attribute(uv_, n, TINYGLTF_TYPE_VEC2);
+        }
+        return true;
+    }
+
+    /// JOINTS_0, WEIGHTS_0 and the triangle indices.
+    Result<bool> add_skin_and_faces(const GltfSkinnedMesh& gm, tinygltf::Primitive& prim) {
         const ExportMesh& em = gm.mesh;
         const std::size_t n = em.positions.size();
-        if (n == 0 || em.faces.empty()) continue;  // a glTF mesh needs a primitive with data
+        for (const auto& jt : gm.joints)
+            for (std::uint16_t j : jt)
+                if (j >= num_joints_)
+                    return Error{fmt::format("glTF: mesh {}: joint index {} out of range ({} joints)", em.name, j,
+                                             num_joints_)};
+        prim.attributes["JOINTS_0"] =
+            add_gltf_accessor(m_, gm.joints.data(), n * sizeof(gm.joints[0]), n, TINYGLTF_TYPE_VEC4,
+                              TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT, TINYGLTF_TARGET_ARRAY_BUFFER);
+        prim.attributes["WEIGHTS_0"] = add_gltf_accessor(m_, gm.weights.data(), n * sizeof(gm.weights[0]), n,
+                                                         TINYGLTF_TYPE_VEC4, TINYGLTF_COMPONENT_TYPE_FLOAT,
+                                                         TINYGLTF_TARGET_ARRAY_BUFFER);
+        indices_.clear();
+        for (const auto& f : em.faces) {
+            for (std::uint32_t v : f) {
+                if (v >= n) return Error{fmt::format("glTF: mesh {}: face index {} out of range ({} vertices)", em.name, v, n)};
+                indices_.push_back(v);
+            }
+        }
+        prim.indices = add_gltf_accessor(m_, indices_.data(), indices_.size() * sizeof(std::uint32_t), indices_.size(),
+                                         TINYGLTF_TYPE_SCALAR, TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT,
+                                         TINYGLTF_TARGET_ELEMENT_ARRAY_BUFFER);
+        return true;
+    }
+
+    /// A mesh (glTF axes) and its node at the scene root with the skin; an empty one is skipped
+    /// (a glTF mesh needs a primitive with data).
+    Result<bool> add_mesh(const GltfSkinnedMesh& gm) {
+        const ExportMesh& em = gm.mesh;
+        const std::size_t n = em.positions.size();
+        if (n == 0 || em.faces.empty()) return false;
         if (gm.joints.size() != n || gm.weights.size() != n)
             return Error{fmt::format("glTF: mesh {}: {} vertices but {} joint and {} weight tuples", em.name, n,
                                      gm.joints.size(), gm.weights.size())};
@@ -278,199 +374,191 @@ Result<std::vector<std::uint8_t>> encode_gltf_animation(const GltfAnimationExpor
             return Error{fmt::format("glTF: mesh {}: too many vertices for 32-bit indices", em.name)};
         tinygltf::Primitive prim;
         prim.mode = TINYGLTF_MODE_TRIANGLES;
-        pos.resize(3 * n);
-        for (std::size_t i = 0; i < n; ++i) {
-            const Vec3 p = sl_to_gltf(em.positions[i]);
-            if (!is_finite(p)) return Error{fmt::format("glTF: mesh {}: vertex {} is not finite", em.name, i)};
-            pos[3 * i] = p.x, pos[3 * i + 1] = p.y, pos[3 * i + 2] = p.z;
-        }
-        const int pa = add_gltf_accessor(m, pos.data(), pos.size() * sizeof(float), n, TINYGLTF_TYPE_VEC3,
-                                    TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TARGET_ARRAY_BUFFER);
-        set_min_max(m.accessors[static_cast<std::size_t>(pa)], pos.data(), n, 3);
-        prim.attributes["POSITION"] = pa;
-        if (em.normals.size() == n) {
-            nrm.resize(3 * n);
-            for (std::size_t i = 0; i < n; ++i) {
-                const Vec3 v = sl_to_gltf(unit_normal(em.normals[i]));
-                nrm[3 * i] = v.x, nrm[3 * i + 1] = v.y, nrm[3 * i + 2] = v.z;
-            }
-            prim.attributes["NORMAL"] = add_gltf_accessor(m, nrm.data(), nrm.size() * sizeof(float), n, TINYGLTF_TYPE_VEC3,
-                                                     TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TARGET_ARRAY_BUFFER);
-        }
-        if (em.texcoords.size() == n) {
-            uv.resize(2 * n);
-            for (std::size_t i = 0; i < n; ++i) {  // glTF puts the UV origin at the top left
-                uv[2 * i] = em.texcoords[i].x;
-                uv[2 * i + 1] = 1.f - em.texcoords[i].y;
-            }
-            prim.attributes["TEXCOORD_0"] = add_gltf_accessor(m, uv.data(), uv.size() * sizeof(float), n,
-                                                         TINYGLTF_TYPE_VEC2, TINYGLTF_COMPONENT_TYPE_FLOAT,
-                                                         TINYGLTF_TARGET_ARRAY_BUFFER);
-        }
-        for (const auto& jt : gm.joints)
-            for (std::uint16_t j : jt)
-                if (j >= num_gltf_joints)
-                    return Error{fmt::format("glTF: mesh {}: joint index {} out of range ({} joints)", em.name, j,
-                                             num_gltf_joints)};
-        prim.attributes["JOINTS_0"] = add_gltf_accessor(m, gm.joints.data(), n * sizeof(gm.joints[0]), n, TINYGLTF_TYPE_VEC4,
-                                                   TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT, TINYGLTF_TARGET_ARRAY_BUFFER);
-        prim.attributes["WEIGHTS_0"] = add_gltf_accessor(m, gm.weights.data(), n * sizeof(gm.weights[0]), n,
-                                                    TINYGLTF_TYPE_VEC4, TINYGLTF_COMPONENT_TYPE_FLOAT,
-                                                    TINYGLTF_TARGET_ARRAY_BUFFER);
-        indices.clear();
-        for (const auto& f : em.faces) {
-            for (std::uint32_t v : f) {
-                if (v >= n) return Error{fmt::format("glTF: mesh {}: face index {} out of range ({} vertices)", em.name, v, n)};
-                indices.push_back(v);
-            }
-        }
-        prim.indices = add_gltf_accessor(m, indices.data(), indices.size() * sizeof(std::uint32_t), indices.size(),
-                                    TINYGLTF_TYPE_SCALAR, TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT,
-                                    TINYGLTF_TARGET_ELEMENT_ARRAY_BUFFER);
+        if (auto r = add_vertex_attributes(em, prim); !r) return r;
+        if (auto r = add_skin_and_faces(gm, prim); !r) return r;
         tinygltf::Mesh mesh;
         mesh.name = em.name;
         mesh.primitives.push_back(std::move(prim));
-        m.meshes.push_back(std::move(mesh));
+        m_.meshes.push_back(std::move(mesh));
         tinygltf::Node node;
         node.name = em.name;
-        node.mesh = static_cast<int>(m.meshes.size()) - 1;
+        node.mesh = static_cast<int>(m_.meshes.size()) - 1;
         node.skin = 0;
-        m.nodes.push_back(std::move(node));
-        scene.nodes.push_back(static_cast<int>(m.nodes.size()) - 1);
-        ++rep.meshes;
+        m_.nodes.push_back(std::move(node));
+        scene_.nodes.push_back(static_cast<int>(m_.nodes.size()) - 1);
+        ++rep_.meshes;
+        return true;
     }
 
-    // The animation.
-    tinygltf::Animation anim;
-    anim.name = in.animation_name;
-    std::vector<bool> seen(num_gltf_joints, false);
-    std::vector<float> times, values;
-    const auto add_sampler = [&](int input, int output, int node, const char* path) {
+    void add_sampler(int input, int output, int node, const char* path) {
         tinygltf::AnimationSampler s;
         s.input = input;
         s.output = output;
         s.interpolation = "LINEAR";
-        anim.samplers.push_back(std::move(s));
+        anim_.samplers.push_back(std::move(s));
         tinygltf::AnimationChannel c;
-        c.sampler = static_cast<int>(anim.samplers.size()) - 1;
+        c.sampler = static_cast<int>(anim_.samplers.size()) - 1;
         c.target_node = node;
         c.target_path = path;
-        anim.channels.push_back(std::move(c));
-    };
-    const auto add_times = [&](const std::string& joint) -> Result<int> {
-        for (std::size_t i = 0; i < times.size(); ++i) {
-            if (!std::isfinite(times[i]) || times[i] < 0.f || (i > 0 && !(times[i] > times[i - 1])))
+        anim_.channels.push_back(std::move(c));
+    }
+
+    /// The key times of one channel (`times_`), checked, as an accessor.
+    Result<int> add_times(const std::string& joint) {
+        for (std::size_t i = 0; i < times_.size(); ++i) {
+            if (!std::isfinite(times_[i]) || times_[i] < 0.f || (i > 0 && !(times_[i] > times_[i - 1])))
                 return Error{fmt::format("glTF: joint {}: key times must be finite, ≥ 0 and increasing (key {}: {})",
-                                         joint, i, times[i])};
+                                         joint, i, times_[i])};
         }
-        const int a = add_gltf_accessor(m, times.data(), times.size() * sizeof(float), times.size(), TINYGLTF_TYPE_SCALAR,
-                                   TINYGLTF_COMPONENT_TYPE_FLOAT, 0);
-        set_min_max(m.accessors[static_cast<std::size_t>(a)], times.data(), times.size(), 1);
+        const int a = add_gltf_accessor(m_, times_.data(), times_.size() * sizeof(float), times_.size(),
+                                        TINYGLTF_TYPE_SCALAR, TINYGLTF_COMPONENT_TYPE_FLOAT, 0);
+        set_min_max(m_.accessors[static_cast<std::size_t>(a)], times_.data(), times_.size(), 1);
         return a;
-    };
-    Value::Object joint_priorities;
-    for (const MotionJoint& mj : motion.joints) {
-        if (mj.priority >= 0) joint_priorities[mj.name] = Value(mj.priority);
-        const int g = mj.joint >= 0 && mj.joint < sk.num_joints() ? map.joint(mj.joint) : -1;
-        if (g < 0 || seen[static_cast<std::size_t>(g)]) {
-            if (!mj.rot_keys.empty() || !mj.pos_keys.empty()) rep.skipped_joints.push_back(mj.name);
-            continue;
-        }
-        if (mj.rot_keys.empty() && mj.pos_keys.empty()) continue;
-        seen[static_cast<std::size_t>(g)] = true;
+    }
+
+    /// The sampler and channel of `times_` and `values_` (tuples of `type`) on node `g`.
+    Result<bool> add_channel(const std::string& joint, int g, int type, const char* path) {
+        auto ta = add_times(joint);
+        if (!ta) return ta.error();
+        const int va = add_gltf_accessor(m_, values_.data(), values_.size() * sizeof(float), times_.size(), type,
+                                         TINYGLTF_COMPONENT_TYPE_FLOAT, 0);
+        add_sampler(*ta, va, g, path);
+        return true;
+    }
+
+    /// The rotation and translation channels of one motion joint on glTF joint `g`.
+    Result<bool> add_joint_channels(const MotionJoint& mj, int g) {
         if (!mj.rot_keys.empty()) {
-            times.clear();
-            values.clear();
+            times_.clear();
+            values_.clear();
             for (const RotKey& k : mj.rot_keys) {
                 const auto q = unit(k.value);
                 if (!q) return Error{fmt::format("glTF: joint {}: rotation key at {} s is not a finite non-zero quaternion", mj.name, k.time)};
                 const Quat r = sl_to_gltf(*q);
-                times.push_back(k.time);
-                values.insert(values.end(), {r.x, r.y, r.z, r.w});
+                times_.push_back(k.time);
+                values_.insert(values_.end(), {r.x, r.y, r.z, r.w});
             }
-            auto ta = add_times(mj.name);
-            if (!ta) return ta.error();
-            const int va = add_gltf_accessor(m, values.data(), values.size() * sizeof(float), times.size(), TINYGLTF_TYPE_VEC4,
-                                        TINYGLTF_COMPONENT_TYPE_FLOAT, 0);
-            add_sampler(*ta, va, g, "rotation");
-            ++rep.rotation_channels;
+            if (auto c = add_channel(mj.name, g, TINYGLTF_TYPE_VEC4, "rotation"); !c) return c;
+            ++rep_.rotation_channels;
         }
         if (!mj.pos_keys.empty()) {
-            times.clear();
-            values.clear();
+            times_.clear();
+            values_.clear();
             const Vec3 ps = parent_scale(mj.joint);
             for (const PosKey& k : mj.pos_keys) {
                 const Vec3 p = sl_to_gltf(scaled(k.value, ps));
                 if (!is_finite(p)) return Error{fmt::format("glTF: joint {}: position key at {} s is not finite", mj.name, k.time)};
-                times.push_back(k.time);
-                values.insert(values.end(), {p.x, p.y, p.z});
+                times_.push_back(k.time);
+                values_.insert(values_.end(), {p.x, p.y, p.z});
             }
-            auto ta = add_times(mj.name);
-            if (!ta) return ta.error();
-            const int va = add_gltf_accessor(m, values.data(), values.size() * sizeof(float), times.size(), TINYGLTF_TYPE_VEC3,
-                                        TINYGLTF_COMPONENT_TYPE_FLOAT, 0);
-            add_sampler(*ta, va, g, "translation");
-            ++rep.translation_channels;
+            if (auto c = add_channel(mj.name, g, TINYGLTF_TYPE_VEC3, "translation"); !c) return c;
+            ++rep_.translation_channels;
         }
+        return true;
     }
 
-    // The header: extras.
-    Value::Object extras;
-    extras["format"] = Value(std::string("slanim-anim"));
-    extras["version"] = Value(kGltfExtrasVersion);
-    extras["duration"] = Value(double{motion.duration});
-    extras["priority"] = Value(motion.base_priority);
-    extras["max_priority"] = Value(motion.max_priority);
-    extras["loop"] = Value(motion.loop);
-    extras["loop_in"] = Value(double{motion.loop_in});
-    extras["loop_out"] = Value(double{motion.loop_out});
-    extras["ease_in"] = Value(double{motion.ease_in});
-    extras["ease_out"] = Value(double{motion.ease_out});
-    extras["hand_pose"] = Value(static_cast<int>(motion.hand_pose));
-    extras["emote"] = Value(motion.emote_name);
-    // Empty arrays and objects are left out (tinygltf writes them as null).
-    if (!joint_priorities.empty()) extras["joint_priorities"] = Value(std::move(joint_priorities));
-    Value::Array constraints;
-    for (const MotionConstraint& c : motion.constraints) {
-        Value::Object o;
-        o["chain_length"] = Value(c.chain_length);
-        o["type"] = Value(std::string(c.type == ConstraintType::Plane ? "plane" : "point"));
-        o["source_volume"] = Value(c.source_volume);
-        o["source_offset"] = vec_value(c.source_offset);
-        o["target_volume"] = Value(c.target_ground ? std::string("GROUND") : c.target_volume);
-        o["target_offset"] = vec_value(c.target_offset);
-        o["target_dir"] = vec_value(c.target_dir);
-        o["ease_in_start"] = Value(double{c.ease_in_start});
-        o["ease_in_stop"] = Value(double{c.ease_in_stop});
-        o["ease_out_start"] = Value(double{c.ease_out_start});
-        o["ease_out_stop"] = Value(double{c.ease_out_stop});
-        constraints.push_back(Value(std::move(o)));
-    }
-    if (!constraints.empty()) extras["constraints"] = Value(std::move(constraints));
-    Value::Array skipped;
-    for (const std::string& s : rep.skipped_joints) skipped.push_back(Value(s));
-    if (!skipped.empty()) extras["skipped_joints"] = Value(std::move(skipped));
-    if (!anim.channels.empty()) {
-        anim.extras = Value(std::move(extras));
-        m.animations.push_back(std::move(anim));
-    } else {
-        scene.extras = Value(std::move(extras));  // glTF animations need at least one channel
+    /// The animation's channels; joints without a node (or repeated) are reported as skipped.
+    Result<bool> add_animation() {
+        const Motion& motion = *in_.motion;
+        anim_.name = in_.animation_name;
+        std::vector<bool> seen(num_joints_, false);
+        for (const MotionJoint& mj : motion.joints) {
+            if (mj.priority >= 0) joint_priorities_[mj.name] = Value(mj.priority);
+            const int g = mj.joint >= 0 && mj.joint < sk_.num_joints() ? map_.joint(mj.joint) : -1;
+            if (g < 0 || seen[static_cast<std::size_t>(g)]) {
+                if (!mj.rot_keys.empty() || !mj.pos_keys.empty()) rep_.skipped_joints.push_back(mj.name);
+                continue;
+            }
+            if (mj.rot_keys.empty() && mj.pos_keys.empty()) continue;
+            seen[static_cast<std::size_t>(g)] = true;
+            if (auto r = add_joint_channels(mj, g); !r) return r;
+        }
+        return true;
     }
 
-    m.scenes.push_back(std::move(scene));
-    m.defaultScene = 0;
+    /// The motion's header as extras: on the animation, or on the scene when there is no
+    /// channel (glTF animations need at least one).
+    void finish_model() {
+        Value::Object extras = motion_extras(*in_.motion);
+        // Empty arrays and objects are left out (tinygltf writes them as null).
+        if (!joint_priorities_.empty()) extras["joint_priorities"] = Value(std::move(joint_priorities_));
+        Value::Array constraints = constraint_extras(*in_.motion);
+        if (!constraints.empty()) extras["constraints"] = Value(std::move(constraints));
+        Value::Array skipped;
+        for (const std::string& s : rep_.skipped_joints) skipped.push_back(Value(s));
+        if (!skipped.empty()) extras["skipped_joints"] = Value(std::move(skipped));
+        if (!anim_.channels.empty()) {
+            anim_.extras = Value(std::move(extras));
+            m_.animations.push_back(std::move(anim_));
+        } else {
+            scene_.extras = Value(std::move(extras));
+        }
+        m_.scenes.push_back(std::move(scene_));
+        m_.defaultScene = 0;
+        rep_.nodes = static_cast<int>(m_.nodes.size());
+        rep_.joints = static_cast<int>(num_joints_);
+    }
 
-    rep.nodes = static_cast<int>(m.nodes.size());
-    rep.joints = static_cast<int>(num_gltf_joints);
-    std::ostringstream os(std::ios::out | std::ios::binary);
-    tinygltf::TinyGLTF gltf;
-    if (!gltf.WriteGltfSceneToStream(&m, os, format == MeshFormat::Gltf, format == MeshFormat::Glb))
-        return Error{"glTF: cannot serialise the asset"};
-    if (report) *report = std::move(rep);
-    const std::string s = std::move(os).str();
-    return std::vector<std::uint8_t>(s.begin(), s.end());
+    static Value::Object motion_extras(const Motion& motion) {
+        Value::Object extras;
+        extras["format"] = Value(std::string("slanim-anim"));
+        extras["version"] = Value(kGltfExtrasVersion);
+        extras["duration"] = Value(double{motion.duration});
+        extras["priority"] = Value(motion.base_priority);
+        extras["max_priority"] = Value(motion.max_priority);
+        extras["loop"] = Value(motion.loop);
+        extras["loop_in"] = Value(double{motion.loop_in});
+        extras["loop_out"] = Value(double{motion.loop_out});
+        extras["ease_in"] = Value(double{motion.ease_in});
+        extras["ease_out"] = Value(double{motion.ease_out});
+        extras["hand_pose"] = Value(static_cast<int>(motion.hand_pose));
+        extras["emote"] = Value(motion.emote_name);
+        return extras;
+    }
+
+    static Value::Array constraint_extras(const Motion& motion) {
+        Value::Array constraints;
+        for (const MotionConstraint& c : motion.constraints) {
+            Value::Object o;
+            o["chain_length"] = Value(c.chain_length);
+            o["type"] = Value(std::string(c.type == ConstraintType::Plane ? "plane" : "point"));
+            o["source_volume"] = Value(c.source_volume);
+            o["source_offset"] = vec_value(c.source_offset);
+            o["target_volume"] = Value(c.target_ground ? std::string("GROUND") : c.target_volume);
+            o["target_offset"] = vec_value(c.target_offset);
+            o["target_dir"] = vec_value(c.target_dir);
+            o["ease_in_start"] = Value(double{c.ease_in_start});
+            o["ease_in_stop"] = Value(double{c.ease_in_stop});
+            o["ease_out_start"] = Value(double{c.ease_out_start});
+            o["ease_out_stop"] = Value(double{c.ease_out_stop});
+            constraints.push_back(Value(std::move(o)));
+        }
+        return constraints;
+    }
+
+    const GltfAnimationExport& in_;
+    const Skeleton& sk_;
+    const GltfJointMap map_;
+    const std::size_t num_joints_;
+    std::vector<Vec3> model_pos_;
+    std::vector<Quat> model_rot_;
+    tinygltf::Model m_;
+    tinygltf::Scene scene_;
+    tinygltf::Animation anim_;
+    Value::Object joint_priorities_;
+    GltfExportReport rep_;
+    std::vector<float> pos_, nrm_, uv_, times_, values_;  // scratch, reused per mesh / channel
+    std::vector<std::uint32_t> indices_;
+};
+
+}  // namespace
+
+Result<std::vector<std::uint8_t>> encode_gltf_animation(const GltfAnimationExport& in, MeshFormat format,
+                                                        GltfExportReport* report) {
+    if (format == MeshFormat::Obj) return Error{"glTF: the format must be gltf or glb"};
+    if (in.skeleton == nullptr || in.motion == nullptr) return Error{"glTF: no skeleton or no motion"};
+    return GltfAnimationEncoder(in).encode(format, report);
 }
-
 
 int convert_anim_to_gltf(std::ostream& err, const GltfConvertOptions& o) {
     const auto usage = [&](const std::string& msg) {

@@ -15,11 +15,11 @@
 #include "loading.hpp"
 #include "plot.hpp"
 #include "slanim/core/clip.hpp"
+#include "slanim/formats/io.hpp"
 #include "slanim/ik/constraints.hpp"
 #include "slanim/ik/solvers.hpp"
-#include "slanim/runtime/world.hpp"
-#include "slanim/formats/io.hpp"
 #include "slanim/runtime/ik_feature.hpp"
+#include "slanim/runtime/world.hpp"
 
 namespace slanim::cli {
 
@@ -294,6 +294,50 @@ std::string write_plot(const std::string& path, const std::vector<FileResult>& r
     return write_line_chart_png(path, panels, po);
 }
 
+/// World positions of the synthetic chain's joints, root first.
+std::vector<Vec3> chain_joints(const std::vector<Vec3>& offsets, const std::vector<Quat>& rots) {
+    const int n = static_cast<int>(offsets.size());
+    std::vector<Vec3> joints;
+    Vec3 p{};
+    Quat r = Quat::identity();
+    for (int k = n - 1; k >= 0; --k) {
+        if (k < n - 1) p = p + rotate(offsets[static_cast<std::size_t>(k)], r);
+        r = ll_mul(rots[static_cast<std::size_t>(k)], r);
+        joints.push_back(p);
+    }
+    return joints;
+}
+
+/// One solver's synthetic result: a text block, a CSV row or (json) an entry of `out`.
+void write_synthetic_result(std::ostream& os, const IkOptions& o, const std::string& name, const ik::SolveReport& rep,
+                            double us, const std::vector<Vec3>& joints, json& out) {
+    if (o.format == "text") {
+        os << fmt::format("  {:<8} iterations {:>3}  error {:.4f} mm (from {:.1f} mm)  {}  {}  "
+                          "{:.2f} us/solve\n",
+                          name, rep.iterations, rep.error * 1000.f, rep.initial_error * 1000.f,
+                          rep.converged ? "converged" : "not converged", rep.reachable ? "reachable" : "unreachable",
+                          us);
+        os << "           joints (root first):";
+        for (const Vec3& j : joints) os << fmt::format(" ({:.3f},{:.3f},{:.3f})", j.x, j.y, j.z);
+        os << "\n";
+    } else if (o.format == "csv") {
+        os << fmt::format("{},{},{},{},{},{},{},{}\n", name, o.chain, rep.iterations, rep.initial_error, rep.error,
+                          rep.converged, rep.reachable, us);
+    } else {
+        json js = json::array();
+        for (const Vec3& j : joints) js.push_back({j.x, j.y, j.z});
+        out.push_back({{"solver", name},
+                       {"chain", o.chain},
+                       {"iterations", rep.iterations},
+                       {"initial_error_m", rep.initial_error},
+                       {"error_m", rep.error},
+                       {"converged", rep.converged},
+                       {"reachable", rep.reachable},
+                       {"solve_us", us},
+                       {"joints_root_first", js}});
+    }
+}
+
 int synthetic(std::ostream& os, std::ostream& err, const IkOptions& o) {
     const auto target = parse_vec3(o.target);
     if (!target) {
@@ -372,42 +416,7 @@ int synthetic(std::ostream& os, std::ostream& err, const IkOptions& o) {
         const double us =
             std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
             kRepeats;
-        std::vector<Vec3> joints;
-        {
-            // World positions for the report, root first.
-            Vec3 p{};
-            Quat r = Quat::identity();
-            for (int k = n - 1; k >= 0; --k) {
-                if (k < n - 1) p = p + rotate(offsets[static_cast<std::size_t>(k)], r);
-                r = ll_mul(rots[static_cast<std::size_t>(k)], r);
-                joints.push_back(p);
-            }
-        }
-        if (o.format == "text") {
-            os << fmt::format("  {:<8} iterations {:>3}  error {:.4f} mm (from {:.1f} mm)  {}  {}  "
-                              "{:.2f} us/solve\n",
-                              name, rep.iterations, rep.error * 1000.f, rep.initial_error * 1000.f,
-                              rep.converged ? "converged" : "not converged",
-                              rep.reachable ? "reachable" : "unreachable", us);
-            os << "           joints (root first):";
-            for (const Vec3& j : joints) os << fmt::format(" ({:.3f},{:.3f},{:.3f})", j.x, j.y, j.z);
-            os << "\n";
-        } else if (o.format == "csv") {
-            os << fmt::format("{},{},{},{},{},{},{},{}\n", name, o.chain, rep.iterations,
-                              rep.initial_error, rep.error, rep.converged, rep.reachable, us);
-        } else {
-            json js = json::array();
-            for (const Vec3& j : joints) js.push_back({j.x, j.y, j.z});
-            out.push_back({{"solver", name},
-                           {"chain", o.chain},
-                           {"iterations", rep.iterations},
-                           {"initial_error_m", rep.initial_error},
-                           {"error_m", rep.error},
-                           {"converged", rep.converged},
-                           {"reachable", rep.reachable},
-                           {"solve_us", us},
-                           {"joints_root_first", js}});
-        }
+        write_synthetic_result(os, o, name, rep, us, chain_joints(offsets, rots), out);
     }
     if (o.format == "json") os << out.dump(2) << "\n";
     return 0;

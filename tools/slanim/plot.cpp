@@ -260,19 +260,16 @@ std::string save_png_atomically(cairo_surface_t* surface, const std::string& pat
     return {};
 }
 
-}  // namespace
-
-std::string write_line_chart_png(const std::string& path, const std::vector<PlotPanel>& panels,
-                                 const PlotOptions& options) {
-    // ---- validate ----
+/// The data's x range, or an error message (mismatched series, non-finite or huge values, no
+/// point at all).
+std::string check_panels(const std::vector<PlotPanel>& panels, double& xmin, double& xmax) {
     if (panels.empty()) return "no panels to plot";
     std::size_t points = 0;
-    double xmin = std::numeric_limits<double>::infinity(), xmax = -xmin;
+    xmin = std::numeric_limits<double>::infinity(), xmax = -xmin;
     for (const PlotPanel& panel : panels)
         for (const PlotSeries& s : panel.series) {
             if (s.x.size() != s.y.size())
-                return fmt::format("series '{}' has {} x values but {} y values", s.label,
-                                   s.x.size(), s.y.size());
+                return fmt::format("series '{}' has {} x values but {} y values", s.label, s.x.size(), s.y.size());
             for (double x : s.x) {
                 if (!std::isfinite(x)) return fmt::format("series '{}': non-finite x", s.label);
                 if (std::abs(x) > kMaxAbs) return fmt::format("series '{}': |x| > 1e300", s.label);
@@ -280,155 +277,195 @@ std::string write_line_chart_png(const std::string& path, const std::vector<Plot
                 xmax = std::max(xmax, x);
             }
             for (double y : s.y)  // non-finite y are gaps
-                if (std::isfinite(y) && std::abs(y) > kMaxAbs)
-                    return fmt::format("series '{}': |y| > 1e300", s.label);
+                if (std::isfinite(y) && std::abs(y) > kMaxAbs) return fmt::format("series '{}': |y| > 1e300", s.label);
             points += s.x.size();
         }
     if (points == 0) return "no data points to plot";
+    return {};
+}
 
-    // ---- vertical layout ----
+/// The chart's vertical layout, pixels: the title band, one block per panel (its title, plot
+/// area and tick labels), the x label band.
+struct ChartLayout {
+    int width = 0, height = 0;
+    double top = 0, title_h = 0, bottom = 0, block = 0, plot_h = 0;
+    double left = 0, plot_w = 0;  // set once the axes' labels are measured
+};
+
+/// Fills the vertical layout, or returns an error message (a size out of range, too small for
+/// the panels).
+std::string layout_vertically(const std::vector<PlotPanel>& panels, const PlotOptions& options, ChartLayout& l) {
     const double n = static_cast<double>(panels.size());
-    const bool panel_titles = std::any_of(panels.begin(), panels.end(),
-                                          [](const PlotPanel& p) { return !p.title.empty(); });
-    const double top = options.title.empty() ? 12 : kTitleH;
-    const double title_h = panel_titles ? kPanelTitleH : 8;
-    const double bottom = options.x_label.empty() ? 6 : kXLabelH;
-    const double auto_h = top + bottom + n * kPanelBlock;
-    const int width = options.width;
-    const int height =
-        options.height != 0 ? options.height : static_cast<int>(std::min(auto_h, 1e6));
-    if (width < 200 || width > 8000) return fmt::format("width {} is outside [200, 8000]", width);
-    if (height < 200 || height > 8000)
-        return fmt::format("height {} is outside [200, 8000]", height);
-    const double block = (height - top - bottom) / n;
-    const double plot_h = std::floor(block - title_h - kTickLabelH - kPanelGap);
-    if (plot_h < kMinPlotH)
-        return fmt::format("height {} is too small for {} panels", height, panels.size());
+    const bool panel_titles =
+        std::any_of(panels.begin(), panels.end(), [](const PlotPanel& p) { return !p.title.empty(); });
+    l.top = options.title.empty() ? 12 : kTitleH;
+    l.title_h = panel_titles ? kPanelTitleH : 8;
+    l.bottom = options.x_label.empty() ? 6 : kXLabelH;
+    const double auto_h = l.top + l.bottom + n * kPanelBlock;
+    l.width = options.width;
+    l.height = options.height != 0 ? options.height : static_cast<int>(std::min(auto_h, 1e6));
+    if (l.width < 200 || l.width > 8000) return fmt::format("width {} is outside [200, 8000]", l.width);
+    if (l.height < 200 || l.height > 8000) return fmt::format("height {} is outside [200, 8000]", l.height);
+    l.block = (l.height - l.top - l.bottom) / n;
+    l.plot_h = std::floor(l.block - l.title_h - kTickLabelH - kPanelGap);
+    if (l.plot_h < kMinPlotH) return fmt::format("height {} is too small for {} panels", l.height, panels.size());
+    return {};
+}
 
-    Surface surface(cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height),
-                    &cairo_surface_destroy);
-    Context owner(cairo_create(surface.get()), &cairo_destroy);
-    cairo_t* cr = owner.get();
-    if (cairo_status(cr) != CAIRO_STATUS_SUCCESS)
-        return fmt::format("cannot create a {}x{} image: {}", width, height,
-                           cairo_status_to_string(cairo_status(cr)));
-    cairo_set_source_rgb(cr, 1, 1, 1);
-    cairo_paint(cr);
-
-    // ---- y axes, then the left margin that fits their labels (and the y label) ----
+/// The panels' y axes, and the left margin that fits their labels (and the y label).
+std::vector<PanelY> y_axes(cairo_t* cr, const std::vector<PlotPanel>& panels, const PlotOptions& options,
+                           ChartLayout& l) {
     std::vector<PanelY> ys;
     double ytick_w = 0;
     bool y_labels = !options.y_label.empty();
     set_font(cr, 12);
     for (const PlotPanel& panel : panels) {
-        ys.push_back(panel_y(panel, options.log_y, plot_h / 45.0));
-        for (const std::string& l : ys.back().axis.labels)
-            ytick_w = std::max(ytick_w, text_width(cr, l));
+        ys.push_back(panel_y(panel, options.log_y, l.plot_h / 45.0));
+        for (const std::string& lab : ys.back().axis.labels) ytick_w = std::max(ytick_w, text_width(cr, lab));
         y_labels = y_labels || ys.back().clamped;  // the clamp note goes in the y label
     }
-    const double left = std::ceil(10 + (y_labels ? 22 : 0) + ytick_w + 10);
+    l.left = std::ceil(10 + (y_labels ? 22 : 0) + ytick_w + 10);
+    return ys;
+}
 
-    // ---- shared x axis: fewer ticks until the labels no longer touch ----
+/// The shared x axis: fewer ticks until the labels no longer touch; sets the plot width.
+Axis shared_x_axis(cairo_t* cr, double xmin, double xmax, ChartLayout& l) {
     Axis xa;
-    double xtick_w = 0, target = (width - left - 40) / 110.0;
+    double xtick_w = 0, target = (l.width - l.left - 40) / 110.0;
     for (;; target *= 0.7) {
         xa = linear_axis(xmin, xmax, target);
         xtick_w = 0;
-        for (const std::string& l : xa.labels) xtick_w = std::max(xtick_w, text_width(cr, l));
+        for (const std::string& lab : xa.labels) xtick_w = std::max(xtick_w, text_width(cr, lab));
         const double gaps = std::max(1.0, double(xa.ticks.size()) - 1.0);
-        const double spacing = (width - left - 40) / gaps;
+        const double spacing = (l.width - l.left - 40) / gaps;
         if (spacing >= xtick_w + 14 || target <= 2) break;
     }
-    const double plot_w = std::floor(width - left - std::max(20.0, xtick_w / 2 + 8));
+    l.plot_w = std::floor(l.width - l.left - std::max(20.0, xtick_w / 2 + 8));
+    return xa;
+}
 
-    // ---- panels ----
-    for (std::size_t p = 0; p < panels.size(); ++p) {
-        const PlotPanel& panel = panels[p];
-        const PanelY& py = ys[p];
-        const Rect r{left, std::round(top + double(p) * block + title_h), plot_w, plot_h};
-        // Tick positions snapped to pixel centres (crisp 1 px lines) inside the frame.
-        auto px = [&](double v) {
-            return std::clamp(std::floor(r.x + xa.unit(v) * r.w) + 0.5, r.x + 0.5, r.x + r.w - 0.5);
-        };
-        auto pyy = [&](double v) { return std::floor(r.y_at(py.axis.unit(v))) + 0.5; };
-        // Lines at the ticks: vertical ones from y0 down by dy, horizontal ones from x0 by dx.
-        auto tick_lines = [&](double y0, double dy, double x0, double dx) {
-            for (double t : xa.ticks) {
-                cairo_move_to(cr, px(t), y0);
-                cairo_rel_line_to(cr, 0, dy);
-            }
-            for (double t : py.axis.ticks) {
-                cairo_move_to(cr, x0, pyy(t));
-                cairo_rel_line_to(cr, dx, 0);
-            }
-        };
+/// One panel's plot area `r` with its axes: pixel positions of values and the tick lines.
+struct PanelFrame {
+    const Rect& r;
+    const Axis& xa;
+    const PanelY& py;
 
-        // Grid.
-        cairo_set_line_width(cr, 1.0);
-        cairo_set_source_rgb(cr, 0.9, 0.9, 0.9);
-        tick_lines(r.y, r.h, r.x, r.w);
-        cairo_stroke(cr);
-
-        // Data, clipped to the plot area.
-        cairo_save(cr);
-        cairo_rectangle(cr, r.x, r.y, r.w, r.h);
-        cairo_clip(cr);
-        cairo_set_line_width(cr, 1.5);
-        cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
-        cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
-        for (std::size_t i = 0; i < panel.series.size(); ++i) {
-            set_series_style(cr, i);
-            draw_series(cr, panel.series[i], r, xa, py, options.log_y);
-        }
-        cairo_restore(cr);
-
-        // Frame, ticks and tick labels.
-        cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
-        cairo_set_line_width(cr, 1.0);
-        cairo_rectangle(cr, r.x + 0.5, r.y + 0.5, r.w - 1, r.h - 1);
-        tick_lines(r.y + r.h, 5, r.x, -5);
-        cairo_stroke(cr);
-        cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
-        set_font(cr, 12);
-        for (std::size_t i = 0; i < xa.ticks.size(); ++i)
-            draw_text(cr, xa.labels[i], px(xa.ticks[i]), r.y + r.h + 8, 0.5, 0.0);
-        for (std::size_t i = 0; i < py.axis.ticks.size(); ++i)
-            draw_text(cr, py.axis.labels[i], r.x - 8, pyy(py.axis.ticks[i]), 1.0, 0.5);
-        if (!py.has_data) draw_text(cr, "no data", r.x + r.w / 2, r.y + r.h / 2, 0.5, 0.5);
-
-        // The y label, vertical, shrunk to fit the panel height; notes the log_y clamp.
-        std::string ylabel = options.y_label;
-        if (py.clamped)
-            ylabel += fmt::format("{}(\u2264 0 shown at {:.2g})", ylabel.empty() ? "" : " ",
-                                  py.floor);
-        if (!ylabel.empty()) {
-            const double w = text_width(cr, ylabel);
-            set_font(cr, std::max(7.0, 12.0 * std::min(1.0, (r.h - 4) / w)));
-            cairo_save(cr);
-            cairo_translate(cr, 10, r.y + r.h / 2);
-            cairo_rotate(cr, -std::numbers::pi / 2);
-            draw_text(cr, ylabel, 0, 0, 0.5, 0.0);
-            cairo_restore(cr);
-        }
-
-        if (!panel.title.empty()) {
-            set_font(cr, 14, true);
-            draw_text(cr, panel.title, r.x, r.y - 8, 0.0, 1.0);
-        }
-        draw_legend(cr, panel, r);
+    /// Tick positions snapped to pixel centres (crisp 1 px lines) inside the frame.
+    [[nodiscard]] double px(double v) const {
+        return std::clamp(std::floor(r.x + xa.unit(v) * r.w) + 0.5, r.x + 0.5, r.x + r.w - 0.5);
     }
+    [[nodiscard]] double pyy(double v) const { return std::floor(r.y_at(py.axis.unit(v))) + 0.5; }
+    /// Lines at the ticks: vertical ones from y0 down by dy, horizontal ones from x0 by dx.
+    void tick_lines(cairo_t* cr, double y0, double dy, double x0, double dx) const {
+        for (double t : xa.ticks) {
+            cairo_move_to(cr, px(t), y0);
+            cairo_rel_line_to(cr, 0, dy);
+        }
+        for (double t : py.axis.ticks) {
+            cairo_move_to(cr, x0, pyy(t));
+            cairo_rel_line_to(cr, dx, 0);
+        }
+    }
+};
 
-    // ---- chart title and x label ----
+/// The grid, then the data clipped to the plot area.
+void draw_grid_and_data(cairo_t* cr, const PanelFrame& f, const PlotPanel& panel, bool log_y) {
+    const Rect& r = f.r;
+    cairo_set_line_width(cr, 1.0);
+    cairo_set_source_rgb(cr, 0.9, 0.9, 0.9);
+    f.tick_lines(cr, r.y, r.h, r.x, r.w);
+    cairo_stroke(cr);
+    cairo_save(cr);
+    cairo_rectangle(cr, r.x, r.y, r.w, r.h);
+    cairo_clip(cr);
+    cairo_set_line_width(cr, 1.5);
+    cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+    cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
+    for (std::size_t i = 0; i < panel.series.size(); ++i) {
+        set_series_style(cr, i);
+        draw_series(cr, panel.series[i], r, f.xa, f.py, log_y);
+    }
+    cairo_restore(cr);
+}
+
+/// Frame, ticks and tick labels ("no data" for an empty panel).
+void draw_frame_and_ticks(cairo_t* cr, const PanelFrame& f) {
+    const Rect& r = f.r;
+    cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
+    cairo_set_line_width(cr, 1.0);
+    cairo_rectangle(cr, r.x + 0.5, r.y + 0.5, r.w - 1, r.h - 1);
+    f.tick_lines(cr, r.y + r.h, 5, r.x, -5);
+    cairo_stroke(cr);
+    cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+    set_font(cr, 12);
+    for (std::size_t i = 0; i < f.xa.ticks.size(); ++i)
+        draw_text(cr, f.xa.labels[i], f.px(f.xa.ticks[i]), r.y + r.h + 8, 0.5, 0.0);
+    for (std::size_t i = 0; i < f.py.axis.ticks.size(); ++i)
+        draw_text(cr, f.py.axis.labels[i], r.x - 8, f.pyy(f.py.axis.ticks[i]), 1.0, 0.5);
+    if (!f.py.has_data) draw_text(cr, "no data", r.x + r.w / 2, r.y + r.h / 2, 0.5, 0.5);
+}
+
+/// The y label, vertical, shrunk to fit the panel height; notes the log_y clamp.
+void draw_y_label(cairo_t* cr, const PanelFrame& f, const std::string& y_label) {
+    std::string ylabel = y_label;
+    if (f.py.clamped)
+        ylabel += fmt::format("{}(\u2264 0 shown at {:.2g})", ylabel.empty() ? "" : " ", f.py.floor);
+    if (ylabel.empty()) return;
+    const double w = text_width(cr, ylabel);
+    set_font(cr, std::max(7.0, 12.0 * std::min(1.0, (f.r.h - 4) / w)));
+    cairo_save(cr);
+    cairo_translate(cr, 10, f.r.y + f.r.h / 2);
+    cairo_rotate(cr, -std::numbers::pi / 2);
+    draw_text(cr, ylabel, 0, 0, 0.5, 0.0);
+    cairo_restore(cr);
+}
+
+void draw_panel(cairo_t* cr, const PlotPanel& panel, const PanelFrame& f, const PlotOptions& options) {
+    draw_grid_and_data(cr, f, panel, options.log_y);
+    draw_frame_and_ticks(cr, f);
+    draw_y_label(cr, f, options.y_label);
+    if (!panel.title.empty()) {
+        set_font(cr, 14, true);
+        draw_text(cr, panel.title, f.r.x, f.r.y - 8, 0.0, 1.0);
+    }
+    draw_legend(cr, panel, f.r);
+}
+
+/// The chart title and the x label.
+void draw_chart_labels(cairo_t* cr, const PlotOptions& options, const ChartLayout& l) {
     cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
     if (!options.title.empty()) {
         set_font(cr, 18, true);
-        draw_text(cr, options.title, width / 2.0, 16, 0.5, 0.0);
+        draw_text(cr, options.title, l.width / 2.0, 16, 0.5, 0.0);
     }
     if (!options.x_label.empty()) {
         set_font(cr, 13);
-        draw_text(cr, options.x_label, left + plot_w / 2, height - 9.0, 0.5, 1.0);
+        draw_text(cr, options.x_label, l.left + l.plot_w / 2, l.height - 9.0, 0.5, 1.0);
     }
+}
 
+}  // namespace
+
+std::string write_line_chart_png(const std::string& path, const std::vector<PlotPanel>& panels,
+                                 const PlotOptions& options) {
+    double xmin = 0, xmax = 0;
+    if (std::string e = check_panels(panels, xmin, xmax); !e.empty()) return e;
+    ChartLayout l;
+    if (std::string e = layout_vertically(panels, options, l); !e.empty()) return e;
+    Surface surface(cairo_image_surface_create(CAIRO_FORMAT_RGB24, l.width, l.height), &cairo_surface_destroy);
+    Context owner(cairo_create(surface.get()), &cairo_destroy);
+    cairo_t* cr = owner.get();
+    if (cairo_status(cr) != CAIRO_STATUS_SUCCESS)
+        return fmt::format("cannot create a {}x{} image: {}", l.width, l.height, cairo_status_to_string(cairo_status(cr)));
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    const std::vector<PanelY> ys = y_axes(cr, panels, options, l);
+    const Axis xa = shared_x_axis(cr, xmin, xmax, l);
+    for (std::size_t p = 0; p < panels.size(); ++p) {
+        const Rect r{l.left, std::round(l.top + double(p) * l.block + l.title_h), l.plot_w, l.plot_h};
+        draw_panel(cr, panels[p], PanelFrame{r, xa, ys[p]}, options);
+    }
+    draw_chart_labels(cr, options, l);
     cairo_surface_flush(surface.get());
     if (cairo_status(cr) != CAIRO_STATUS_SUCCESS)
         return fmt::format("drawing failed: {}", cairo_status_to_string(cairo_status(cr)));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Webcam capture reader and LEAP `set` message conversion into PuppetryFrame (spec §9.4,
-// llpuppetmodule.cpp). See puppetry_capture.hpp for the accepted forms.
+// llpuppetmodule.cpp). See slanim/puppetry/capture.hpp for the accepted forms.
 #include "slanim/formats/io.hpp"
 #include "slanim/puppetry/capture.hpp"
 

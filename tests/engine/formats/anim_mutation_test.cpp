@@ -1,8 +1,8 @@
-// Mutation test over the real .anim files (issue 15): seeded byte flips, insertions, deletions
-// and truncations of every file of SLANIM_SHARED_DIR/anims. Each mutant either reads as a motion
-// the viewer would accept — and then plays, constraints and all, with finite poses — or is
-// rejected with an error that names a byte offset. A crash, a hang (ctest's timeout) or a
-// non-finite pose fails the test.
+// Mutation test over the real .anim files (an .anim comes from anyone, damaged or hostile): seeded
+// byte flips, insertions, deletions and truncations of every file of SLANIM_SHARED_DIR/anims. Each
+// mutant either reads as a motion the viewer would accept — and then plays, constraints and all,
+// with finite poses — or is rejected with an error that names a byte offset. A crash, a hang
+// (ctest's timeout) or a non-finite pose fails the test.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -10,12 +10,12 @@
 #include <map>
 #include <sstream>
 
+#include "slanim/core/clip.hpp"
+#include "slanim/formats/anim_codec.hpp"
 #include "slanim/formats/bvh.hpp"
 #include "slanim/formats/bvh_import.hpp"
-#include "slanim/core/clip.hpp"
-#include "slanim/runtime/world.hpp"
-#include "slanim/formats/anim_codec.hpp"
 #include "slanim/runtime/ik_feature.hpp"
+#include "slanim/runtime/world.hpp"
 #include "test_util.hpp"
 
 namespace fs = std::filesystem;

@@ -11,13 +11,13 @@
 #include <string>
 #include <vector>
 
-#include "slanim/formats/anim.hpp"
 #include "slanim/core/motion.hpp"
-#include "slanim/formats/motion_edit.hpp"
 #include "slanim/core/skeleton.hpp"
-#include "slanim/runtime/world.hpp"
+#include "slanim/formats/anim.hpp"
 #include "slanim/formats/anim_codec.hpp"
+#include "slanim/formats/motion_edit.hpp"
 #include "slanim/runtime/ik_feature.hpp"
+#include "slanim/runtime/world.hpp"
 #include "test_util.hpp"
 
 #ifndef SLANIM_SHARED_DIR

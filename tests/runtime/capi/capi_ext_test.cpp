@@ -23,8 +23,8 @@
 #include "slanim/runtime/attachment_overrides.hpp"
 #include "slanim/runtime/custom_motion.hpp"
 #include "slanim/runtime/procedural.hpp"
-#include "slanim/runtime/world.hpp"
 #include "slanim/runtime/procedural_feature.hpp"
+#include "slanim/runtime/world.hpp"
 
 namespace slanim {
 namespace {

@@ -35,9 +35,9 @@
 #include "slanim/ik/solvers.hpp"
 #include "slanim/puppetry/event_block.hpp"
 #include "slanim/runtime/appearance.hpp"
+#include "slanim/runtime/appearance_feature.hpp"
 #include "slanim/runtime/puppetry.hpp"
 #include "slanim/runtime/world.hpp"
-#include "slanim/runtime/appearance_feature.hpp"
 
 namespace slanim {
 namespace {

@@ -232,7 +232,7 @@ TEST_F(EditCli, InPlace) {
 }
 
 // Outputs get the mode a plain open(O_CREAT, 0666) gives under the umask; --in-place keeps the
-// edited file's mode (issue 15: every output used to come out 0600).
+// edited file's mode (outputs used to come out 0600, unreadable to anyone else).
 TEST_F(EditCli, OutputModesFollowTheUmaskAndInPlaceKeepsTheMode) {
     const std::string a = write_motion("a.anim");
     const mode_t old_umask = ::umask(022);

@@ -1,5 +1,5 @@
 // `slanim play --puppetry udp://` and `slanim view --puppetry udp://` under a flood of malformed
-// datagrams on loopback (issue 15): the sender aims at 20,000+ datagrams a second for the whole
+// datagrams on loopback, from anyone: the sender aims at 20,000+ datagrams a second for the whole
 // run (what it reached is printed, not asserted: a loaded machine sends fewer, and speed is a
 // benchmark's business), every kind of framing fault. The pose stream of `play` is byte-identical to a run without the
 // flood, the peak memory of both commands stays within 2 MiB of the quiet run, and the counters

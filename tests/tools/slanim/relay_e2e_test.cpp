@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// End to end on loopback (issue 4 §4): the relay (RelayServer, real HTTP and UDP sockets), one
+// End to end on loopback, every part real: the relay (RelayServer, real HTTP and UDP sockets), one
 // sender replaying the real webcam capture (../shared/puppetry) through the block encoder, and
 // two receivers each running the runtime (a World with PuppetryRuntime). Receiver A stands in
 // range, B out of range; then B subscribes to the sender over HTTP, then mutes it. The test
@@ -18,7 +18,7 @@
 
 #include "loopback_udp.hpp"
 #include "relay_join.hpp"
-#include "relay_command.hpp"
+#include "slanim/relay_server/relay_server.hpp"
 #include "slanim/formats/llsd.hpp"
 #include "slanim/puppetry/event_block.hpp"
 #include "slanim/puppetry/capture.hpp"
@@ -117,9 +117,9 @@ TEST(RelayEndToEnd, WebcamReplayReachesWhomRangeSubscribeAndMuteAllow) {
     const Quat head_rot = *frame0.find("mHead", PuppetryRefFrame::Parent)->rotation;
     const Vec3 wrist_target = *frame0.find("mWristLeft", PuppetryRefFrame::Root)->position;
 
-    cli::RelayOptions o;
+    RelayServerOptions o;
     o.tick_ms = 10;
-    auto server = cli::RelayServer::start(o);
+    auto server = RelayServer::start(o);
     ASSERT_TRUE(server) << server.error().message;
     const int relay_udp = (*server)->udp_port();
     httplib::Client http("127.0.0.1", (*server)->http_port());

@@ -35,7 +35,7 @@
 #include "../temp_dir.hpp"
 #include "loopback_udp.hpp"
 #include "relay_join.hpp"
-#include "relay_command.hpp"
+#include "slanim/relay_server/relay_server.hpp"
 #include "slanim/formats/llsd.hpp"
 #include "slanim/puppetry/datagram.hpp"
 #include "slanim/puppetry/event_block.hpp"
@@ -127,7 +127,7 @@ struct Agent {
     Uuid id;
     Vec3 pos;
     test::LoopbackUdp udp{1 << 20};
-    void join(const cli::RelayServer& r) const { test::join_relay(r.admin_port(), r.udp_port(), id, udp); }
+    void join(const RelayServer& r) const { test::join_relay(r.admin_port(), r.udp_port(), id, udp); }
     void report(int relay_udp) const { udp.send_to(relay_udp, *pn::encode_position_report(id, pos)); }
     // Blocks received from `sender` since the last call.
     std::size_t drain(const Uuid& sender) const {
@@ -148,17 +148,17 @@ struct Agent {
 struct Grid2 {
     test::TempDir dir;
     Broker broker{free_tcp_port()};
-    std::unique_ptr<cli::RelayServer> west, east;
+    std::unique_ptr<RelayServer> west, east;
     Agent s{agent(1), {250, 100, 20}}, l{agent(2), {245, 100, 20}}, n{agent(3), {4, 100, 20}},
         f{agent(4), {40, 100, 20}};
 
-    std::unique_ptr<cli::RelayServer> relay(const std::string& region) {
-        cli::RelayOptions o;
+    std::unique_ptr<RelayServer> relay(const std::string& region) {
+        RelayServerOptions o;
         o.tick_ms = 20;
         o.nats_url = "nats://127.0.0.1:" + std::to_string(broker.port);
         o.region = region;
         o.grid_file = dir / "grid.txt";
-        auto r = cli::RelayServer::start(o);
+        auto r = RelayServer::start(o);
         EXPECT_TRUE(r) << r.error().message;
         return r ? std::move(*r) : nullptr;
     }
@@ -205,7 +205,7 @@ struct Grid2 {
 
 using slanim::test::resident_kib;
 
-Llsd stats(const cli::RelayServer& r) {
+Llsd stats(const RelayServer& r) {
     httplib::Client http("127.0.0.1", r.http_port());
     auto res = http.Get("/stats");
     EXPECT_TRUE(res && res->status == 200);

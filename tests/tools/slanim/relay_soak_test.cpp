@@ -21,7 +21,7 @@
 #include "test_host.hpp"
 #include "loopback_udp.hpp"
 #include "relay_join.hpp"
-#include "relay_command.hpp"
+#include "slanim/relay_server/relay_server.hpp"
 #include "slanim/puppetry/event_block.hpp"
 #include "slanim/puppetry/datagram.hpp"
 
@@ -57,9 +57,9 @@ using slanim::test::resident_kib;
 }  // namespace
 
 TEST(RelaySoak, KeepsServingUnderAFloodWithFlatMemory) {
-    cli::RelayOptions o;
+    RelayServerOptions o;
     o.tick_ms = 10;
-    auto server = cli::RelayServer::start(o);
+    auto server = RelayServer::start(o);
     ASSERT_TRUE(server) << server.error().message;
     const int udp = (*server)->udp_port();
     httplib::Client http("127.0.0.1", (*server)->http_port());

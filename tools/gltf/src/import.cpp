@@ -449,117 +449,156 @@ void reduce_motion_keys(Motion& motion, const Skeleton& sk) {
     }
 }
 
-}  // namespace
-
-Result<ImportResult> import_model(const tinygltf::Model& m, const std::string& path, const Skeleton& sk,
-                                  const ImportOptions& o) {
-    if (m.skins.empty()) return Error{fmt::format("{}: the file has no skin (\"skins\" is empty): not a skinned armature", path)};
-    auto ai = pick_animation(m, o.animation, path);
-    if (!ai) return ai.error();
-    const tinygltf::Animation& anim = m.animations[static_cast<std::size_t>(*ai)];
-    auto rest = node_rest(m, path);
-    if (!rest) return rest.error();
-
-    // SL rest world rotations.
+/// SL rest world rotations per joint.
+std::vector<Quat> sl_rest_world(const Skeleton& sk) {
     const auto nj = static_cast<std::size_t>(sk.num_joints());
     std::vector<Quat> sl_world(nj);
     for (std::size_t j = 0; j < nj; ++j) {
         const int p = sk.parent(static_cast<int>(j));
         sl_world[j] = p < 0 ? sk.rest_rotations()[j] : hamilton(sl_world[static_cast<std::size_t>(p)], sk.rest_rotations()[j]);
     }
+    return sl_world;
+}
 
-    ImportResult res;
-    Motion& motion = res.motion;
-    std::map<int, std::size_t> motion_joint_of;  // SL joint → index in motion.joints
-    // The motion's entry of SL joint j, added on first use. (A reference: valid until the next call.)
-    const auto joint_entry = [&](int j) -> MotionJoint& {
-        auto [it, added] = motion_joint_of.try_emplace(j, motion.joints.size());
+/// "a, b, c".
+std::string comma_list(const std::vector<std::string>& items) {
+    std::string list;
+    for (const auto& i : items) list += (list.empty() ? "" : ", ") + i;
+    return list;
+}
+
+/// One animation of a parsed model into a Motion on an SL skeleton: its channels (mapped to
+/// joints, retargeted, as keys), then its header (defaults, the exporter's extras, the options).
+class AnimationImporter {
+public:
+    AnimationImporter(const tinygltf::Model& m, const std::string& path, const Skeleton& sk, const ImportOptions& o,
+                      int animation, NodeRest rest)
+        : m_(m), path_(path), sk_(sk), o_(o), ai_(animation), anim_(m.animations[static_cast<std::size_t>(animation)]),
+          rest_(std::move(rest)), sl_world_(sl_rest_world(sk)) {}
+
+    Result<ImportResult> run() {
+        find_named_directly();
+        for (std::size_t c = 0; c < anim_.channels.size(); ++c)
+            if (auto r = import_channel(c); !r) return r.error();
+        if (!unknown_.empty() && !o_.import.skip_unknown_joints)
+            return Error{fmt::format("{}: animations[{}] animates nodes that are not SL joints: {} (name them like the SL "
+                                     "skeleton or an alias, or pass --skip-unknown)", path_, ai_, comma_list(unknown_))};
+        for (const auto& u : unknown_) res_.warnings.push_back(fmt::format("node {} is not an SL joint: skipped", u));
+        if (!retargeted_.empty())
+            res_.warnings.push_back(fmt::format("the armature's rest rotation differs from SL's: retargeted {}",
+                                                comma_list(retargeted_)));
+        Motion& motion = res_.motion;
+        if (motion.joints.empty())
+            return Error{fmt::format("{}: animations[{}] \"{}\" animates no SL joint", path_, ai_, anim_.name)};
+        if (!o_.import.keep_all_frames) reduce_motion_keys(motion, sk_);
+        if (auto h = read_header(); !h) return h.error();
+        return std::move(res_);
+    }
+
+private:
+    /// The motion's entry of SL joint j, added on first use. (A reference: valid until the next call.)
+    MotionJoint& joint_entry(int j) {
+        Motion& motion = res_.motion;
+        auto [it, added] = motion_joint_of_.try_emplace(j, motion.joints.size());
         if (added) {
             MotionJoint mj;
-            mj.name = sk.name(j);
+            mj.name = sk_.name(j);
             mj.joint = j;
             motion.joints.push_back(std::move(mj));
         }
         return motion.joints[it->second];
-    };
-    std::map<int, int> node_of_joint;            // SL joint → the glTF node animating it
-    std::map<std::pair<int, std::string>, std::size_t> channel_of_target;  // (node, path) → channel
-    // SL joints animated under their own name or an alias: a rig name of the same joint yields.
-    std::set<int> named_directly;
-    for (const tinygltf::AnimationChannel& ch : anim.channels)
-        if (ch.target_node >= 0 && static_cast<std::size_t>(ch.target_node) < m.nodes.size())
-            if (const int j = sk.find(m.nodes[static_cast<std::size_t>(ch.target_node)].name); j >= 0)
-                named_directly.insert(j);
-    std::vector<std::string> unknown;
-    std::vector<std::string> retargeted;
-    float last_time = 0.f;
-    for (std::size_t c = 0; c < anim.channels.size(); ++c) {
-        const tinygltf::AnimationChannel& ch = anim.channels[c];
-        const std::string where = fmt::format("{}: animations[{}].channels[{}]", path, *ai, c);
-        if (ch.target_node < 0 || static_cast<std::size_t>(ch.target_node) >= m.nodes.size())
-            return Error{fmt::format("{}.target.node: node {} does not exist ({} nodes)", where, ch.target_node, m.nodes.size())};
+    }
+
+    /// SL joints animated under their own name or an alias: a rig name of the same joint yields.
+    void find_named_directly() {
+        for (const tinygltf::AnimationChannel& ch : anim_.channels)
+            if (ch.target_node >= 0 && static_cast<std::size_t>(ch.target_node) < m_.nodes.size())
+                if (const int j = sk_.find(m_.nodes[static_cast<std::size_t>(ch.target_node)].name); j >= 0)
+                    named_directly_.insert(j);
+    }
+
+    /// The SL joint channel `c` animates, or −1 when it is ignored (with a warning) or unknown
+    /// (listed); an error for a channel glTF or the mapping forbids.
+    Result<int> channel_joint(std::size_t c, const std::string& where) {
+        const tinygltf::AnimationChannel& ch = anim_.channels[c];
+        if (ch.target_node < 0 || static_cast<std::size_t>(ch.target_node) >= m_.nodes.size())
+            return Error{fmt::format("{}.target.node: node {} does not exist ({} nodes)", where, ch.target_node, m_.nodes.size())};
         const auto node = static_cast<std::size_t>(ch.target_node);
-        const std::string& name = m.nodes[node].name;
+        const std::string& name = m_.nodes[node].name;
         if (ch.target_path != "rotation" && ch.target_path != "translation") {
-            res.warnings.push_back(fmt::format("animations[{}].channels[{}]: the {} channel of node \"{}\" is ignored "
-                                               "(.anim keys are rotations and positions)", *ai, c, ch.target_path, name));
-            continue;
+            res_.warnings.push_back(fmt::format("animations[{}].channels[{}]: the {} channel of node \"{}\" is ignored "
+                                                "(.anim keys are rotations and positions)", ai_, c, ch.target_path, name));
+            return -1;
         }
         // glTF 2.0 §5.4 (animation.channel.target): one channel per node and path per animation.
-        if (auto [it, added] = channel_of_target.try_emplace({ch.target_node, ch.target_path}, c); !added)
+        if (auto [it, added] = channel_of_target_.try_emplace({ch.target_node, ch.target_path}, c); !added)
             return Error{fmt::format("{}.target: the {} of nodes[{}] \"{}\" is already animated by channels[{}] (a "
                                      "node and path may be the target of one channel per animation)",
                                      where, ch.target_path, node, name, it->second)};
-        int j = sk.find(name);
-        if (j < 0 && (j = rig_name_joint(sk, name)) >= 0 && named_directly.contains(j)) {
-            res.warnings.push_back(fmt::format("animations[{}].channels[{}]: node \"{}\" (the rig name of {}) is "
-                                               "ignored: the file animates {} itself", *ai, c, name, sk.name(j),
-                                               sk.name(j)));
-            continue;
+        int j = sk_.find(name);
+        if (j < 0 && (j = rig_name_joint(sk_, name)) >= 0 && named_directly_.contains(j)) {
+            res_.warnings.push_back(fmt::format("animations[{}].channels[{}]: node \"{}\" (the rig name of {}) is "
+                                                "ignored: the file animates {} itself", ai_, c, name, sk_.name(j),
+                                                sk_.name(j)));
+            return -1;
         }
         if (j < 0) {
             if (name == "mRoot") {
-                res.warnings.push_back(fmt::format("animations[{}].channels[{}]: the avatar root mRoot cannot be "
-                                                   "animated in an .anim; its channel is ignored", *ai, c));
-                continue;
+                res_.warnings.push_back(fmt::format("animations[{}].channels[{}]: the avatar root mRoot cannot be "
+                                                    "animated in an .anim; its channel is ignored", ai_, c));
+                return -1;
             }
             const std::string label = name.empty() ? fmt::format("nodes[{}] (no name)", node) : "\"" + name + "\"";
-            if (std::find(unknown.begin(), unknown.end(), label) == unknown.end()) unknown.push_back(label);
-            continue;
+            if (std::find(unknown_.begin(), unknown_.end(), label) == unknown_.end()) unknown_.push_back(label);
+            return -1;
         }
-        if (auto it = node_of_joint.find(j); it != node_of_joint.end() && it->second != ch.target_node)
+        if (auto it = node_of_joint_.find(j); it != node_of_joint_.end() && it->second != ch.target_node)
             return Error{fmt::format("{}: nodes[{}] \"{}\" and nodes[{}] \"{}\" both map to the SL joint {}", where,
-                                     it->second, m.nodes[static_cast<std::size_t>(it->second)].name, node, name, sk.name(j))};
-        node_of_joint[j] = ch.target_node;
-        if (auto h = check_hierarchy(m, rest->parent, node, j, sk, where); !h) return h.error();
-        if (ch.sampler < 0 || static_cast<std::size_t>(ch.sampler) >= anim.samplers.size())
-            return Error{fmt::format("{}.sampler: sampler {} does not exist ({} samplers)", where, ch.sampler, anim.samplers.size())};
+                                     it->second, m_.nodes[static_cast<std::size_t>(it->second)].name, node, name, sk_.name(j))};
+        node_of_joint_[j] = ch.target_node;
+        if (auto h = check_hierarchy(m_, rest_.parent, node, j, sk_, where); !h) return h.error();
+        return j;
+    }
+
+    Result<bool> import_channel(std::size_t c) {
+        const tinygltf::AnimationChannel& ch = anim_.channels[c];
+        const std::string where = fmt::format("{}: animations[{}].channels[{}]", path_, ai_, c);
+        auto j = channel_joint(c, where);
+        if (!j) return j.error();
+        if (*j < 0) return false;
+        if (ch.sampler < 0 || static_cast<std::size_t>(ch.sampler) >= anim_.samplers.size())
+            return Error{fmt::format("{}.sampler: sampler {} does not exist ({} samplers)", where, ch.sampler, anim_.samplers.size())};
         const bool rot = ch.target_path == "rotation";
-        auto tr = read_track(m, anim.samplers[static_cast<std::size_t>(ch.sampler)], rot ? 4 : 3,
-                             fmt::format("{}: animations[{}].samplers[{}]", path, *ai, ch.sampler));
+        auto tr = read_track(m_, anim_.samplers[static_cast<std::size_t>(ch.sampler)], rot ? 4 : 3,
+                             fmt::format("{}: animations[{}].samplers[{}]", path_, ai_, ch.sampler));
         if (!tr) return tr.error();
-        // Retargeting (docs/creator-formats.md): key' = S_p⁻¹ ⊗ A_p ⊗ L ⊗ A_j⁻¹ ⊗ S_j (Hamilton), A the
-        // armature's rest world rotations, S SL's; identity when the rests agree.
-        const int pn = rest->parent[node];
-        const Quat a_p = pn < 0 ? Quat::identity() : rest->world[static_cast<std::size_t>(pn)];
-        const Quat a_j = rest->world[node];
-        const int sp = sk.parent(j);
-        const Quat s_p = sp < 0 ? Quat::identity() : sl_world[static_cast<std::size_t>(sp)];
-        const Quat s_j = sl_world[static_cast<std::size_t>(j)];
+        return add_keys(*tr, static_cast<std::size_t>(ch.target_node), *j, rot, ch.sampler);
+    }
+
+    /// The track's keys on joint j. Retargeting (docs/creator-formats.md):
+    /// key' = S_p⁻¹ ⊗ A_p ⊗ L ⊗ A_j⁻¹ ⊗ S_j (Hamilton), A the armature's rest world rotations,
+    /// S SL's; identity when the rests agree.
+    Result<bool> add_keys(const Track& tr, std::size_t node, int j, bool rot, int sampler) {
+        const int pn = rest_.parent[node];
+        const Quat a_p = pn < 0 ? Quat::identity() : rest_.world[static_cast<std::size_t>(pn)];
+        const Quat a_j = rest_.world[node];
+        const int sp = sk_.parent(j);
+        const Quat s_p = sp < 0 ? Quat::identity() : sl_world_[static_cast<std::size_t>(sp)];
+        const Quat s_j = sl_world_[static_cast<std::size_t>(j)];
         const bool parent_same = same_rotation(a_p, s_p), joint_same = same_rotation(a_j, s_j);
         const Quat pre = hamilton(conjugate(s_p), a_p), post = hamilton(conjugate(a_j), s_j);
         MotionJoint& mj = joint_entry(j);
-        if (rot && (!parent_same || !joint_same)) retargeted.push_back(mj.name);
+        if (rot && (!parent_same || !joint_same)) retargeted_.push_back(mj.name);
         const std::size_t n = rot ? 4 : 3;
-        for (std::size_t k = 0; k < tr->times.size(); ++k) {
-            const float* v = &tr->values[k * n];
-            const float t = tr->times[k];
-            last_time = std::max(last_time, t);
+        for (std::size_t k = 0; k < tr.times.size(); ++k) {
+            const float* v = &tr.values[k * n];
+            const float t = tr.times[k];
+            last_time_ = std::max(last_time_, t);
             if (rot) {
                 auto q = unit(v[0], v[1], v[2], v[3]);
                 if (!q)
                     return Error{fmt::format("{}: animations[{}].samplers[{}]: rotation key {} is a zero quaternion",
-                                             path, *ai, ch.sampler, k)};
+                                             path_, ai_, sampler, k)};
                 Quat l = gltf_to_sl(*q);
                 if (!parent_same || !joint_same) {
                     const Quat r = hamilton(hamilton(pre, l), post);
@@ -570,46 +609,53 @@ Result<ImportResult> import_model(const tinygltf::Model& m, const std::string& p
             } else {
                 Vec3 p = gltf_to_sl(Vec3{v[0], v[1], v[2]});
                 if (!parent_same) p = rotate(p, pre);
-                const Vec3 ps = sp < 0 ? Vec3{1.f, 1.f, 1.f} : sk.rest_scales()[static_cast<std::size_t>(sp)];
+                const Vec3 ps = sp < 0 ? Vec3{1.f, 1.f, 1.f} : sk_.rest_scales()[static_cast<std::size_t>(sp)];
                 if (ps.x != 0.f) p.x /= ps.x;
                 if (ps.y != 0.f) p.y /= ps.y;
                 if (ps.z != 0.f) p.z /= ps.z;
                 mj.pos_keys.push_back({t, p});
             }
         }
+        return true;
     }
-    if (!unknown.empty() && !o.import.skip_unknown_joints) {
-        std::string list;
-        for (const auto& u : unknown) list += (list.empty() ? "" : ", ") + u;
-        return Error{fmt::format("{}: animations[{}] animates nodes that are not SL joints: {} (name them like the SL "
-                                 "skeleton or an alias, or pass --skip-unknown)", path, *ai, list)};
-    }
-    for (const auto& u : unknown) res.warnings.push_back(fmt::format("node {} is not an SL joint: skipped", u));
-    if (!retargeted.empty()) {
-        std::string list;
-        for (const auto& r : retargeted) list += (list.empty() ? "" : ", ") + r;
-        res.warnings.push_back(fmt::format("the armature's rest rotation differs from SL's: retargeted {}", list));
-    }
-    if (motion.joints.empty())
-        return Error{fmt::format("{}: animations[{}] \"{}\" animates no SL joint", path, *ai, anim.name)};
-    if (!o.import.keep_all_frames) reduce_motion_keys(motion, sk);
 
-    // The header: defaults like the BVH importer, then the exporter's extras, then the options.
-    motion.base_priority = 2;
-    motion.ease_in = motion.ease_out = 0.3f;
-    motion.hand_pose = 1;
-    motion.duration = last_time;
-    const Value& ex = anim.extras;
-    const bool ours = ex.IsObject() && ex.Has("format") && ex.Get("format").IsString() &&
-                      ex.Get("format").Get<std::string>() == "slanim-anim";
-    std::optional<double> loop_out;
-    // Ranges: the duration within MAX_ANIM_DURATION (and at least the last key), priorities as the
-    // .anim allows them (−1 = the base priority for a joint), hand poses 0..13, other numbers
-    // (loop points, eases, constraint fields: any finite value in an .anim) within ±10⁶.
-    ExtrasReader rd{fmt::format("{}: animations[{}].extras", path, *ai), {}};
-    const auto as_float = [](std::optional<double> v) { return static_cast<float>(*v); };
-    if (ours) {
-        if (auto d = rd.num(ex, "", "duration", 0, kMaxDuration); d && *d >= last_time - 1e-4) motion.duration = as_float(d);
+    /// The header: defaults like the BVH importer, then the exporter's extras, then the options.
+    Result<bool> read_header() {
+        Motion& motion = res_.motion;
+        motion.base_priority = 2;
+        motion.ease_in = motion.ease_out = 0.3f;
+        motion.hand_pose = 1;
+        motion.duration = last_time_;
+        const Value& ex = anim_.extras;
+        const bool ours = ex.IsObject() && ex.Has("format") && ex.Get("format").IsString() &&
+                          ex.Get("format").Get<std::string>() == "slanim-anim";
+        std::optional<double> loop_out;
+        if (ours)
+            if (auto r = read_extras(ex, loop_out); !r) return r;
+        const BvhImportOptions& im = o_.import;
+        if (im.priority) motion.base_priority = *im.priority;
+        if (im.loop) motion.loop = *im.loop;
+        if (im.loop_in) motion.loop_in = *im.loop_in;
+        if (im.loop_out) loop_out = *im.loop_out;
+        if (im.ease_in) motion.ease_in = *im.ease_in;
+        if (im.ease_out) motion.ease_out = *im.ease_out;
+        if (im.hand_pose) motion.hand_pose = *im.hand_pose;
+        if (im.emote) motion.emote_name = *im.emote;
+        motion.loop_out = loop_out ? static_cast<float>(*loop_out) : motion.duration;
+        motion.max_priority = motion.base_priority;
+        for (const MotionJoint& mj : motion.joints) motion.max_priority = std::max(motion.max_priority, mj.priority);
+        return true;
+    }
+
+    /// The exporter's extras (slanim-anim). Ranges: the duration within MAX_ANIM_DURATION (and at
+    /// least the last key), priorities as the .anim allows them (−1 = the base priority for a
+    /// joint), hand poses 0..13, other numbers (loop points, eases, constraint fields: any finite
+    /// value in an .anim) within ±10⁶.
+    Result<bool> read_extras(const Value& ex, std::optional<double>& loop_out) {
+        Motion& motion = res_.motion;
+        ExtrasReader rd{fmt::format("{}: animations[{}].extras", path_, ai_), {}};
+        const auto as_float = [](std::optional<double> v) { return static_cast<float>(*v); };
+        if (auto d = rd.num(ex, "", "duration", 0, kMaxDuration); d && *d >= last_time_ - 1e-4) motion.duration = as_float(d);
         if (auto v = rd.num(ex, "", "priority", 0, 6)) motion.base_priority = static_cast<int>(*v);
         if (ex.Has("loop") && ex.Get("loop").IsBool()) motion.loop = ex.Get("loop").Get<bool>();
         if (auto v = rd.num(ex, "", "loop_in", -1e6, 1e6)) motion.loop_in = as_float(v);
@@ -622,7 +668,7 @@ Result<ImportResult> import_model(const tinygltf::Model& m, const std::string& p
             const Value& jp = ex.Get("joint_priorities");
             for (const std::string& key : jp.Keys()) {
                 if (!jp.Get(key).IsNumber()) continue;
-                const int j = sk.find(key);
+                const int j = sk_.find(key);
                 if (j < 0) continue;
                 if (auto v = rd.check(jp.Get(key), ".joint_priorities." + key, -1, 6))
                     joint_entry(j).priority = static_cast<int>(*v);
@@ -632,44 +678,62 @@ Result<ImportResult> import_model(const tinygltf::Model& m, const std::string& p
             const Value& cs = ex.Get("constraints");
             for (std::size_t i = 0; i < cs.ArrayLen(); ++i) {
                 const Value& c = cs.Get(static_cast<int>(i));
-                if (!c.IsObject()) continue;
-                const std::string at = fmt::format(".constraints[{}]", i);
-                MotionConstraint mc;
-                mc.chain_length = static_cast<int>(rd.num(c, at, "chain_length", 0, 255).value_or(0));
-                mc.type = c.Has("type") && c.Get("type").IsString() && c.Get("type").Get<std::string>() == "plane"
-                              ? ConstraintType::Plane
-                              : ConstraintType::Point;
-                if (c.Has("source_volume") && c.Get("source_volume").IsString())
-                    mc.source_volume = c.Get("source_volume").Get<std::string>();
-                mc.source_offset = rd.vec(c, at, "source_offset");
-                if (c.Has("target_volume") && c.Get("target_volume").IsString()) {
-                    mc.target_volume = c.Get("target_volume").Get<std::string>();
-                    if (mc.target_volume == "GROUND") mc.target_ground = true, mc.target_volume.clear();
-                }
-                mc.target_offset = rd.vec(c, at, "target_offset");
-                mc.target_dir = rd.vec(c, at, "target_dir");
-                mc.ease_in_start = static_cast<float>(rd.num(c, at, "ease_in_start", -1e6, 1e6).value_or(0));
-                mc.ease_in_stop = static_cast<float>(rd.num(c, at, "ease_in_stop", -1e6, 1e6).value_or(0));
-                mc.ease_out_start = static_cast<float>(rd.num(c, at, "ease_out_start", -1e6, 1e6).value_or(0));
-                mc.ease_out_stop = static_cast<float>(rd.num(c, at, "ease_out_stop", -1e6, 1e6).value_or(0));
-                motion.constraints.push_back(std::move(mc));
+                if (c.IsObject()) motion.constraints.push_back(read_constraint(rd, c, fmt::format(".constraints[{}]", i)));
             }
         }
         if (!rd.bad.empty()) return Error{rd.bad};
+        return true;
     }
-    const BvhImportOptions& im = o.import;
-    if (im.priority) motion.base_priority = *im.priority;
-    if (im.loop) motion.loop = *im.loop;
-    if (im.loop_in) motion.loop_in = *im.loop_in;
-    if (im.loop_out) loop_out = *im.loop_out;
-    if (im.ease_in) motion.ease_in = *im.ease_in;
-    if (im.ease_out) motion.ease_out = *im.ease_out;
-    if (im.hand_pose) motion.hand_pose = *im.hand_pose;
-    if (im.emote) motion.emote_name = *im.emote;
-    motion.loop_out = loop_out ? static_cast<float>(*loop_out) : motion.duration;
-    motion.max_priority = motion.base_priority;
-    for (const MotionJoint& mj : motion.joints) motion.max_priority = std::max(motion.max_priority, mj.priority);
-    return res;
+
+    static MotionConstraint read_constraint(ExtrasReader& rd, const Value& c, const std::string& at) {
+        MotionConstraint mc;
+        mc.chain_length = static_cast<int>(rd.num(c, at, "chain_length", 0, 255).value_or(0));
+        mc.type = c.Has("type") && c.Get("type").IsString() && c.Get("type").Get<std::string>() == "plane"
+                      ? ConstraintType::Plane
+                      : ConstraintType::Point;
+        if (c.Has("source_volume") && c.Get("source_volume").IsString())
+            mc.source_volume = c.Get("source_volume").Get<std::string>();
+        mc.source_offset = rd.vec(c, at, "source_offset");
+        if (c.Has("target_volume") && c.Get("target_volume").IsString()) {
+            mc.target_volume = c.Get("target_volume").Get<std::string>();
+            if (mc.target_volume == "GROUND") mc.target_ground = true, mc.target_volume.clear();
+        }
+        mc.target_offset = rd.vec(c, at, "target_offset");
+        mc.target_dir = rd.vec(c, at, "target_dir");
+        mc.ease_in_start = static_cast<float>(rd.num(c, at, "ease_in_start", -1e6, 1e6).value_or(0));
+        mc.ease_in_stop = static_cast<float>(rd.num(c, at, "ease_in_stop", -1e6, 1e6).value_or(0));
+        mc.ease_out_start = static_cast<float>(rd.num(c, at, "ease_out_start", -1e6, 1e6).value_or(0));
+        mc.ease_out_stop = static_cast<float>(rd.num(c, at, "ease_out_stop", -1e6, 1e6).value_or(0));
+        return mc;
+    }
+
+    const tinygltf::Model& m_;
+    const std::string& path_;
+    const Skeleton& sk_;
+    const ImportOptions& o_;
+    const int ai_;
+    const tinygltf::Animation& anim_;
+    const NodeRest rest_;
+    const std::vector<Quat> sl_world_;
+    ImportResult res_;
+    float last_time_ = 0.f;
+    std::map<int, std::size_t> motion_joint_of_;  // SL joint → index in motion.joints
+    std::map<int, int> node_of_joint_;            // SL joint → the glTF node animating it
+    std::map<std::pair<int, std::string>, std::size_t> channel_of_target_;  // (node, path) → channel
+    std::set<int> named_directly_;
+    std::vector<std::string> unknown_, retargeted_;
+};
+
+}  // namespace
+
+Result<ImportResult> import_model(const tinygltf::Model& m, const std::string& path, const Skeleton& sk,
+                                  const ImportOptions& o) {
+    if (m.skins.empty()) return Error{fmt::format("{}: the file has no skin (\"skins\" is empty): not a skinned armature", path)};
+    auto ai = pick_animation(m, o.animation, path);
+    if (!ai) return ai.error();
+    auto rest = node_rest(m, path);
+    if (!rest) return rest.error();
+    return AnimationImporter(m, path, sk, o, *ai, std::move(*rest)).run();
 }
 
 int rig_name_joint(const Skeleton& sk, std::string_view name) {

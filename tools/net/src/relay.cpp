@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The puppetry relay state machine. See puppetry_relay.hpp and docs/relay.md for the rules.
+// The puppetry relay state machine. See slanim/net/relay.hpp and docs/relay.md for the rules.
 #include "slanim/net/relay.hpp"
 
 #include <fmt/format.h>

@@ -5,8 +5,9 @@
 // `LLKeyframeMotion::initializeConstraint / activateConstraint / applyConstraint`; the chain is
 // solved by a selectable solver (CCD by default, FABRIK, or the viewer's relaxation).
 //
-// Difference from the viewer, by design (issue 6): constraints are applied by the world's `ik`
-// phase to the *blended* local pose, not to each motion's joint states before blending. The
+// Difference from the viewer, by design: constraints are applied by the world's `ik` phase to
+// the *blended* local pose, not to each motion's joint states before blending, so they hold on
+// the pose the avatar shows and any solver runs as one job per avatar. The
 // kinematic pose is therefore the blended pose of this frame (the viewer mixes this motion's
 // keys with the previous frame's pose), and the constraint weight is multiplied by the motion's
 // pose weight (in the viewer the blender scales the constrained joint states by that weight).

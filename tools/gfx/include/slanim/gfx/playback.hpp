@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Deterministic playback of motions on one avatar for the viewer and the renderer: a World
+// Deterministic playback of motions on one avatar for `view` and `render`: a World
 // stepped at a fixed rate from t = 0, like `slanim play` (frame 0 is step(0), then step(1/fps)
 // per frame). Seeking backwards replays from 0, so a picture at time T is the same whether it
 // was reached by playing, stepping or scrubbing.

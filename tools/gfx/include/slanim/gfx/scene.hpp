@@ -94,7 +94,7 @@ struct Scene {
 /// yaw turns the eye toward +Y (the avatar's left); positive pitch raises the eye.
 struct OrbitCamera {
     Vec3 target;                  ///< metres, avatar-root frame (the pelvis, see follow())
-    Vec3 pan;                     ///< metres, added to the target (right-drag in the viewer)
+    Vec3 pan;                     ///< metres, added to the target (right-drag in `slanim view`)
     float yaw = 0.4363323f;       ///< radians (25°)
     float pitch = 0.1570796f;     ///< radians (9°), clamped to ±1.5 by the renderer
     float distance = 4.f;         ///< metres from the target, > 0

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The puppetry relay: the region simulator's part of SL Puppetry (spec §9.1, §9.5), as a plain
 // library class with no sockets and no threads, so every rule is testable directly.
-// `slanim relay` (tools/slanim/relay_command.hpp) puts it behind HTTP and UDP.
+// `slanim relay` (slanim::RelayServer, slanim/relay_server/relay_server.hpp) puts it behind HTTP and UDP.
 //
 // It keeps, per agent, the "Puppetry" capability state (transmit, receive, echo_back,
 // event_size, range, subscriptions, mutes), the agent's last reported position and UDP

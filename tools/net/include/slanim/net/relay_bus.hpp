@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Federation of puppetry relays over a message bus (NATS): the grid file, the subjects and the
-// bus message. Socket-free and thread-free; `slanim relay --nats` (tools/slanim/relay_command.cpp)
+// bus message. Socket-free and thread-free; `slanim relay --nats` (slanim::RelayServer, tools/net/relay_server)
 // moves these bytes through the NATS C client, slanim::PuppetryRelay produces and consumes them.
 //
 // The grid. SL lays regions out on a grid of 256 m squares; a region's "handle" is its south-west

@@ -1,18 +1,10 @@
 // SPDX-License-Identifier: MIT
-// `slanim view` (an SDL2/OpenGL window) and `slanim render` (the same picture offscreen, to a
-// PNG): motions played on one avatar — the real avatar mesh of --character DIR (morphed and
-// skinned on the CPU, --wearable applied), else a generated body — with the skeleton,
-// joint-owner and constraint overlays. See docs/viewer.md and docs/mesh-output.md.
+// The options `slanim view` and `slanim render` share (gfx_setup.hpp uses them).
 #pragma once
 
-#include <iosfwd>
 #include <optional>
 #include <string>
 #include <vector>
-
-namespace CLI {
-class App;
-}
 
 namespace slanim::cli {
 
@@ -37,14 +29,5 @@ struct GfxOptions {
     // view only
     int quit_after = 0;                 ///< > 0: close after this many frames (scripted checks)
 };
-
-/// Registers `view` / `render` on `app`, filling `o` (which must outlive the parse).
-CLI::App* add_view_subcommand(CLI::App& app, GfxOptions& o);
-CLI::App* add_render_subcommand(CLI::App& app, GfxOptions& o);
-
-/// Runs them. Exit status: 0 success, 1 failure (bad file, no GL context or window, unwritable
-/// output), 2 usage error.
-int cmd_view(std::ostream& out, std::ostream& err, const GfxOptions& o);
-int cmd_render(std::ostream& out, std::ostream& err, const GfxOptions& o);
 
 }  // namespace slanim::cli
