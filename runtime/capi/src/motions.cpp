@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "capi_internal.hpp"
+#include "slanim/core/sampling.hpp"
 
 using namespace slanim;
 using namespace slanim::capi;
