@@ -22,7 +22,6 @@
 #include "appearance_loading.hpp"
 #include "convert_formats.hpp"
 #include "crowd_command.hpp"
-#include "demo_motion.hpp"
 #include "describe.hpp"
 #include "describe_appearance.hpp"
 #include "edit_command.hpp"
@@ -41,6 +40,7 @@
 #include "slanim/core/motion.hpp"
 #include "slanim/core/skeleton.hpp"
 #include "slanim/net/puppetry_sources.hpp"
+#include "slanim/runtime/demo_motions.hpp"
 #include "slanim/runtime/world.hpp"
 #include "slanim/formats/io.hpp"
 #include "slanim/formats/anim_codec.hpp"
@@ -268,9 +268,7 @@ int cmd_play(Context& c, const PlayOptions& o) {
         c.err << "slanim play: no FILE given: playing the built-in demo motion (a generated wave) "
                  "on the "
               << (o.character.empty() ? "embedded default skeleton" : "given skeleton") << "\n";
-        Motion demo = make_demo_motion();
-        for (auto& j : demo.joints) j.joint = (*skel)->find(j.name);
-        clips.push_back(MotionClip::build(demo, **skel, "demo"));
+        clips.push_back(MotionClip::build(make_demo_motion(**skel), **skel, "demo"));
     }
     for (const auto& f : o.files) {
         auto l = load(f, **skel);
