@@ -15,8 +15,8 @@ slanim_status slanim_avatar_puppetry_block(slanim_world* world, slanim_avatar av
         slanim_world& w = get(world);
         AvatarSlot& s = w.slot(avatar);
         need(block, "block");
-        if (size == 0 || size > puppetry_net::kMaxBlockSize)
-            fail(SLANIM_ERROR_OUT_OF_RANGE, fmt::format("block size {} is not in [1, {}] bytes", size, puppetry_net::kMaxBlockSize));
+        if (size == 0 || size > puppetry::kMaxBlockSize)
+            fail(SLANIM_ERROR_OUT_OF_RANGE, fmt::format("block size {} is not in [1, {}] bytes", size, puppetry::kMaxBlockSize));
         if (!w.puppetry) w.puppetry = PuppetryRuntime::install(w.world);
         w.puppetry->attach(w.world, s.entity);
         w.puppetry->receive_block(s.entity, {block, size});
