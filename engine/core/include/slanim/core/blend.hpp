@@ -31,20 +31,6 @@ struct LocalPoseView {
     std::span<Vec3> scales;
 };
 
-/// Instruction set of PoseBlender's vector fold. The results are the same bits on every one.
-enum class BlendIsa : std::uint8_t {
-    Auto,    ///< the best this CPU has (AVX-512F, else SSE2)
-    Sse2,    ///< 16 lanes as four SSE registers (every x86-64 CPU)
-    Avx512,  ///< 16 lanes in one AVX-512 register
-    Scalar,  ///< the viewer's per-joint code only (non-x86 builds use it always)
-};
-/// Chooses the fold's instruction set for every PoseBlender of the process (tests and
-/// comparisons; the default is Auto). Returns false, changing nothing, when the CPU or the build
-/// lacks it. Not thread-safe: call while no blender runs.
-bool set_blend_isa(BlendIsa isa);
-/// The instruction set in use (never Auto).
-BlendIsa blend_isa();
-
 /// The tracks of one 16-joint block of the skeleton (joints 16·block .. 16·block + 15) in a
 /// LayerShape: bit i of `mask` set when joint 16·block + i has a track; those tracks are
 /// `first`, `first` + 1, ... in ascending joint order. `priority` is their common priority
