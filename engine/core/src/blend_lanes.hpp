@@ -27,6 +27,9 @@
 
 namespace slanim::blend_detail::SLANIM_BLEND_LANES_NS {
 
+// The fold's helpers are inlined into its loops (one call per layer and chunk otherwise).
+#define SLANIM_LANES_INLINE __attribute__((always_inline)) inline
+
 // ---- The lane operations of the instruction set ---------------------------------------------
 #if defined(__AVX2__)
 constexpr int W = 8;  // lanes: joints per chunk
@@ -258,7 +261,7 @@ struct Chunk {
 
 // Starts a chunk's blend from its pose; with `read_pose` false (every lane gets a first rotation
 // and position from its states) the pose cannot reach the output and is not read.
-inline void start_chunk(Chunk& c, const Quat* r, const Vec3* p, bool read_pose = true) {
+SLANIM_LANES_INLINE void start_chunk(Chunk& c, const Quat* r, const Vec3* p, bool read_pose = true) {
     if (read_pose) {
         load_n(r, c.lanes, c.in_r);
         load_n(p, c.lanes, c.in_p);
@@ -306,7 +309,7 @@ struct State {
 
 // The nlerp of a continuing rotation: t·r + (1 − t)·a normalised with LLQuaternion::normalize's
 // rules (kept when |1 − |q|| ≤ 1e-6, identity below 1e-7), into l.
-inline void nlerp(F cont, F t, const F (&r)[4], const F (&a)[4], F (&l)[4]) {
+SLANIM_LANES_INLINE void nlerp(F cont, F t, const F (&r)[4], const F (&a)[4], F (&l)[4]) {
     const F one = set1(1.f), inv_t = sub(one, t);
     for (int c = 0; c < 4; ++c) l[c] = add(mul(t, r[c]), mul(inv_t, a[c]));
     const F m2 = add(add(add(mul(l[0], l[0]), mul(l[1], l[1])), mul(l[2], l[2])), mul(l[3], l[3]));
@@ -323,46 +326,59 @@ inline void nlerp(F cont, F t, const F (&r)[4], const F (&a)[4], F (&l)[4]) {
     }
 }
 
-inline void fold_state(Chunk& b, const State& s) {
+// m ? a : b where the mask's lane bits `mb` are known: no blend when m is all on or all off
+// (the usual case: a motion covers the whole chunk).
+SLANIM_LANES_INLINE F pick(unsigned mb, F m, F a, F b) { return mb == kAllLanes ? a : mb == 0 ? b : sel(m, a, b); }
+
+SLANIM_LANES_INLINE void fold_state(Chunk& b, const State& s) {
     const F zero_v = zero();
     const F live = and_(s.lanes, neq(s.w, zero_v));  // `w == 0.f` skips; NaN does not
     const F rmask = and_(live, i_eq(and_(s.usage, set1_bits(kUsageRot)), set1_bits(kUsageRot)));
     const F pmask = and_(live, i_eq(and_(s.usage, set1_bits(kUsagePos)), set1_bits(kUsagePos)));
     if (bits(pmask)) {
         const F first = andnot(pmask, b.has_pos), cont = and_(pmask, b.has_pos);
-        if (bits(cont)) {
+        if (const unsigned cb = bits(cont)) {
             const F nw = capped_sum(s.w, b.sum_pos);
             const F u = ratio(cont, b.sum_pos, nw);
-            for (int c = 0; c < 3; ++c) b.p[c] = sel(cont, add(s.p[c], mul(sub(b.p[c], s.p[c]), u)), b.p[c]);
-            b.sum_pos = sel(cont, nw, b.sum_pos);
+            for (int c = 0; c < 3; ++c) b.p[c] = pick(cb, cont, add(s.p[c], mul(sub(b.p[c], s.p[c]), u)), b.p[c]);
+            b.sum_pos = pick(cb, cont, nw, b.sum_pos);
         }
-        for (int c = 0; c < 3; ++c) b.p[c] = sel(first, s.p[c], b.p[c]);
-        b.sum_pos = sel(first, s.w, b.sum_pos);
-        b.has_pos = or_(b.has_pos, pmask);
+        if (const unsigned fb = bits(first)) {
+            for (int c = 0; c < 3; ++c) b.p[c] = pick(fb, first, s.p[c], b.p[c]);
+            b.sum_pos = pick(fb, first, s.w, b.sum_pos);
+            b.has_pos = or_(b.has_pos, pmask);
+        }
     }
     if (bits(rmask)) {
         const F first = andnot(rmask, b.has_rot), cont = and_(rmask, b.has_rot);
-        if (bits(cont)) {
+        if (const unsigned cb = bits(cont)) {
             const F nw = capped_sum(s.w, b.sum_rot);
             const F t = ratio(cont, b.sum_rot, nw);
             F l[4];
             nlerp(cont, t, b.r, s.r, l);
             const F d = add(add(add(mul(s.r[0], b.r[0]), mul(s.r[1], b.r[1])), mul(s.r[2], b.r[2])), mul(s.r[3], b.r[3]));
             const unsigned opposite = bits(and_(cont, lt(d, zero_v)));
-            if (opposite) slerp_lanes(opposite, t, s.r, b.r, l);  // ll_nlerp takes ll_slerp there
-            for (int c = 0; c < 4; ++c) b.r[c] = sel(cont, l[c], b.r[c]);
-            b.sum_rot = sel(cont, nw, b.sum_rot);
+            if (opposite) {  // ll_nlerp takes ll_slerp there (copies: the blend's address is not taken)
+                const F a[4] = {s.r[0], s.r[1], s.r[2], s.r[3]}, r[4] = {b.r[0], b.r[1], b.r[2], b.r[3]};
+                F o[4] = {l[0], l[1], l[2], l[3]};
+                slerp_lanes(opposite, t, a, r, o);
+                for (int c = 0; c < 4; ++c) l[c] = o[c];
+            }
+            for (int c = 0; c < 4; ++c) b.r[c] = pick(cb, cont, l[c], b.r[c]);
+            b.sum_rot = pick(cb, cont, nw, b.sum_rot);
         }
-        for (int c = 0; c < 4; ++c) b.r[c] = sel(first, s.r[c], b.r[c]);
-        b.sum_rot = sel(first, s.w, b.sum_rot);
-        b.has_rot = or_(b.has_rot, rmask);
+        if (const unsigned fb = bits(first)) {
+            for (int c = 0; c < 4; ++c) b.r[c] = pick(fb, first, s.r[c], b.r[c]);
+            b.sum_rot = pick(fb, first, s.w, b.sum_rot);
+            b.has_rot = or_(b.has_rot, rmask);
+        }
     }
 }
 
 // blend_one's ending: blended + zero added position; ll_mul(identity added rotation, blended)
 // with ll_mul's operations, skipped where no component is −0, infinite or NaN (the product is
 // then the quaternion itself, bit for bit). Lanes not blended keep their pose's bits.
-inline void finish_chunk(const Chunk& b, Quat* r, Vec3* p) {
+SLANIM_LANES_INLINE void finish_chunk(const Chunk& b, Quat* r, Vec3* p) {
     const F one = set1(1.f), z = zero();
     F q[4] = {b.r[0], b.r[1], b.r[2], b.r[3]};
     F special = z;
@@ -428,7 +444,7 @@ struct Present {
 // The layer's states in the chunk, spread from its packed tracks to the lanes of x.m
 // (components whose array is null are zeros and absent from the usage, blend.hpp). The
 // priorities too when `prio` is given.
-inline void load_layer_chunk(const Present& x, State& s, F* prio = nullptr) {
+SLANIM_LANES_INLINE void load_layer_chunk(const Present& x, State& s, F* prio = nullptr) {
     const BlendLayer& layer = *x.layer;
     const LayerShape& shape = *layer.shape;
     const int n = __builtin_popcount(x.m);
@@ -484,84 +500,123 @@ inline int present_layers(const LayerFoldArgs& a, std::size_t j0, int lanes, std
     return P;
 }
 
-// A chunk whose layers have one priority each: folded layer by layer in slot order (priority
-// descending, the earlier offered first among equals); lanes past six states drop the rest.
-inline void fold_uniform(Chunk& b, Present* order, int P) {
-    for (int i = 1; i < P; ++i) {  // stable insertion sort
-        const Present x = order[i];
-        int j = i;
-        for (; j > 0 && order[j - 1].lb->priority < x.lb->priority; --j) order[j] = order[j - 1];
-        order[j] = x;
-    }
-    F seen = zero();  // states per lane so far (P > 6 only)
-    for (int k = 0; k < P; ++k) {
-        State s;
-        load_layer_chunk(order[k], s);
-        if (P > PoseBlender::kSlots) {
-            const F on = s.lanes;
-            s.lanes = and_(on, i_gt(set1_bits(PoseBlender::kSlots), seen));
-            seen = i_sub(seen, on);  // on = −1 per lane
+// One chunk's recorded layers and its running blend. When every layer present has one priority
+// over its tracks in the block (LayerBlock::priority ≥ 0: the usual motion), each lane's slot
+// order is the layers' order by priority (descending), then by offer: `order` holds them so and
+// step k folds the k-th straight from its arrays (`uniform`; lanes past six states drop the
+// rest). Otherwise every layer is loaded into `L` and ranked per lane (a state's slot is the
+// number of the lane's states with a higher priority or an equal one offered earlier), and
+// step s folds the states ranked s.
+struct ChunkWork {
+    Chunk b;
+    Present order[PoseBlender::kMaxDeferred];
+    int P = 0, steps = 0;
+    bool uniform = true;
+    F seen;  // uniform: states folded per lane so far
+    State L[PoseBlender::kMaxDeferred];
+    F rank[PoseBlender::kMaxDeferred];
+};
+
+// Ranks the layers of a non-uniform chunk (ChunkWork).
+inline void rank_layers(ChunkWork& w) {
+    F prio[PoseBlender::kMaxDeferred];
+    for (int i = 0; i < w.P; ++i) load_layer_chunk(w.order[i], w.L[i], &prio[i]);
+    for (int i = 0; i < w.P; ++i) {
+        F r = zero();
+        for (int j = 0; j < w.P; ++j) {
+            if (j == i) continue;
+            const F both = and_(w.L[i].lanes, w.L[j].lanes);
+            // ahead: j < i with prio_j ≥ prio_i, or j > i with prio_j > prio_i
+            const F ahead = j < i ? andnot(both, i_gt(prio[i], prio[j])) : and_(both, i_gt(prio[j], prio[i]));
+            r = i_sub(r, ahead);  // ahead = −1 per lane
         }
-        if (bits(s.lanes)) fold_state(b, s);
+        w.rank[i] = r;
     }
 }
 
-// A chunk where some layer's priorities differ per joint: each state's slot is its rank (the
-// states of the lane with a higher priority, or an equal one offered earlier); slot s is folded
-// from the layers ranked s at each lane.
-inline void fold_ranked(Chunk& b, const Present* present, int P) {
-    State L[PoseBlender::kMaxDeferred];
-    F prio[PoseBlender::kMaxDeferred], rank[PoseBlender::kMaxDeferred];
-    for (int i = 0; i < P; ++i) load_layer_chunk(present[i], L[i], &prio[i]);
-    for (int i = 0; i < P; ++i) {
-        F r = zero();
-        for (int j = 0; j < P; ++j) {
-            if (j == i) continue;
-            const F both = and_(L[i].lanes, L[j].lanes);
-            // ahead: j < i with prio_j ≥ prio_i, or j > i with prio_j > prio_i
-            const F ahead = j < i ? andnot(both, i_gt(prio[i], prio[j])) : and_(both, i_gt(prio[j], prio[i]));
-            r = i_sub(r, ahead);
+// Finds the layers of the chunk at j0, orders or ranks them and starts its blend. False when no
+// layer has a state in the chunk.
+inline bool prepare_chunk(const LayerFoldArgs& a, std::size_t j0, std::size_t* cursor, ChunkWork& w) {
+    Chunk& b = w.b;
+    b.j0 = j0;
+    b.lanes = a.joints - j0 < W ? static_cast<int>(a.joints - j0) : W;
+    bool covered = false;
+    w.P = present_layers(a, j0, b.lanes, cursor, w.order, w.uniform, covered);
+    if (w.P == 0) return false;
+    unsigned any = 0;
+    for (int i = 0; i < w.P; ++i) any |= w.order[i].m;
+    b.blended = lane_mask(any);
+    if (w.uniform) {
+        for (int i = 1; i < w.P; ++i) {  // stable insertion sort by priority, descending
+            const Present x = w.order[i];
+            int j = i;
+            for (; j > 0 && w.order[j - 1].lb->priority < x.lb->priority; --j) w.order[j] = w.order[j - 1];
+            w.order[j] = x;
         }
-        rank[i] = r;
+        w.seen = zero();
+        w.steps = w.P;
+    } else {
+        rank_layers(w);
+        w.steps = w.P < PoseBlender::kSlots ? w.P : PoseBlender::kSlots;
     }
-    const int slots = P < PoseBlender::kSlots ? P : PoseBlender::kSlots;
-    for (int s = 0; s < slots; ++s) {
-        State src;
-        src.lanes = zero();
-        for (int i = 0; i < P; ++i) {
-            const F at = and_(L[i].lanes, i_eq(rank[i], set1_bits(s)));
+    // (With more than six layers the covering one could fall past the sixth slot on a lane.)
+    start_chunk(b, a.rotations + j0, a.positions + j0, !(covered && w.P <= PoseBlender::kSlots));
+    return true;
+}
+
+// Step s of a prepared chunk (ChunkWork) into its blend b (a copy of w.b the caller keeps in
+// registers).
+SLANIM_LANES_INLINE void fold_step(ChunkWork& w, Chunk& b, int s) {
+    State src;
+    if (w.uniform) {
+        load_layer_chunk(w.order[s], src);
+        if (w.P > PoseBlender::kSlots) {
+            const F on = src.lanes;
+            src.lanes = and_(on, i_gt(set1_bits(PoseBlender::kSlots), w.seen));
+            w.seen = i_sub(w.seen, on);  // on = −1 per lane
+        }
+    } else {
+        for (F& c : src.r) c = zero();
+        for (F& c : src.p) c = zero();
+        src.w = src.usage = src.lanes = zero();
+        for (int i = 0; i < w.P; ++i) {  // the layers holding rank s, each on its lanes
+            const State& x = w.L[i];
+            const F at = and_(x.lanes, i_eq(w.rank[i], set1_bits(s)));
             if (!bits(at)) continue;
-            for (int c = 0; c < 4; ++c) src.r[c] = bits(src.lanes) ? sel(at, L[i].r[c], src.r[c]) : L[i].r[c];
-            for (int c = 0; c < 3; ++c) src.p[c] = bits(src.lanes) ? sel(at, L[i].p[c], src.p[c]) : L[i].p[c];
-            src.w = bits(src.lanes) ? sel(at, L[i].w, src.w) : L[i].w;
-            src.usage = bits(src.lanes) ? sel(at, L[i].usage, src.usage) : L[i].usage;
+            for (int c = 0; c < 4; ++c) src.r[c] = sel(at, x.r[c], src.r[c]);
+            for (int c = 0; c < 3; ++c) src.p[c] = sel(at, x.p[c], src.p[c]);
+            src.w = sel(at, x.w, src.w);
+            src.usage = sel(at, x.usage, src.usage);
             src.lanes = or_(src.lanes, at);
         }
-        if (bits(src.lanes)) fold_state(b, src);
     }
+    if (bits(src.lanes)) fold_state(b, src);
 }
 
 // PoseBlender's fold straight from recorded layers (no additive layer, no scales, nothing added
-// otherwise), W joints at a time.
+// otherwise). Two chunks at a time, step by step, so one chunk's dependency chain (division,
+// square root, division, each waiting on the previous state) overlaps the other's.
 inline void fold_layers_impl(const LayerFoldArgs& a) {
     std::size_t cursor[PoseBlender::kMaxDeferred] = {};
-    Present present[PoseBlender::kMaxDeferred];
-    for (std::size_t j0 = 0; j0 < a.joints; j0 += W) {
-        Chunk b;
-        b.j0 = j0;
-        b.lanes = a.joints - j0 < W ? static_cast<int>(a.joints - j0) : W;
-        bool uniform = true, covered = false;
-        const int P = present_layers(a, j0, b.lanes, cursor, present, uniform, covered);
-        if (P == 0) continue;
-        unsigned any = 0;
-        for (int i = 0; i < P; ++i) any |= present[i].m;
-        b.blended = lane_mask(any);
-        // (With more than six layers the covering one could fall past the sixth slot on a lane.)
-        start_chunk(b, a.rotations + j0, a.positions + j0, !(covered && P <= PoseBlender::kSlots));
-        if (uniform) fold_uniform(b, present, P);
-        else fold_ranked(b, present, P);
-        finish_chunk(b, a.rotations + j0, a.positions + j0);
+    ChunkWork w[2];
+    std::size_t j0 = 0;
+    while (j0 < a.joints) {
+        int ready = 0;
+        while (ready < 2 && j0 < a.joints) {
+            if (prepare_chunk(a, j0, cursor, w[ready])) ++ready;
+            j0 += W;
+        }
+        const int n = ready == 2 ? (w[0].steps > w[1].steps ? w[0].steps : w[1].steps) : ready ? w[0].steps : 0;
+        Chunk b0 = w[0].b, b1 = w[1].b;
+        for (int s = 0; s < n; ++s) {
+            if (s < w[0].steps) fold_step(w[0], b0, s);
+            if (ready == 2 && s < w[1].steps) fold_step(w[1], b1, s);
+        }
+        if (ready > 0) finish_chunk(b0, a.rotations + b0.j0, a.positions + b0.j0);
+        if (ready > 1) finish_chunk(b1, a.rotations + b1.j0, a.positions + b1.j0);
     }
 }
+
+#undef SLANIM_LANES_INLINE
 
 }  // namespace slanim::blend_detail::SLANIM_BLEND_LANES_NS
