@@ -101,15 +101,18 @@ struct QueuedJointState {
 /// Layout (SoA, like ozz's BlendingJob inputs): per slot, one float array per component
 /// (rotation x/y/z/w, position x/y/z, scale x/y/z, weight) over the joints, padded to a multiple
 /// of 16, plus priority and usage bytes. add() copies the state's values into its slot (so the
-/// pointers of a JointStateRef need only be valid during the call); blend_and_apply() folds 16
-/// joints at a time per slot with contiguous loads (AVX-512 when the CPU has it, else SSE2),
-/// performing for every lane the float operations of the viewer's scalar
-/// `LLJointStateBlender::blendJointStates` in the same order, so results are bit-identical to
-/// it; joints holding an additive or scaled state take the scalar code. A motion is best
-/// offered whole (add_layer): its states are then inserted a block at a time, or, with AVX-512
-/// and nothing else offered in the frame, folded without going through the slots at all. Not
-/// thread-safe, including the const members (count and slot insert recorded layers): one
-/// blender per thread (the World keeps one per worker).
+/// pointers of a JointStateRef need only be valid during the call); blend_and_apply() folds the
+/// slots with contiguous loads, one lane per joint, on the instruction set active_isa() names
+/// (slanim/core/isa.hpp: 16 joints per AVX-512 register, 8 per AVX2 register, 4 per SSE2
+/// register, or the scalar code), performing for every lane the float operations of the
+/// viewer's scalar `LLJointStateBlender::blendJointStates` in the same order, so results are
+/// bit-identical to it on every one; joints holding an additive or scaled state take the scalar
+/// code. A motion is best offered whole (add_layer): with nothing else offered in the frame it
+/// is folded without going through the slots at all (any vector instruction set), else its
+/// states are inserted (a 16-joint block at a time with AVX-512). Not thread-safe, including
+/// the const members (count and slot insert recorded layers): one blender per thread (the
+/// World keeps one per worker); change the instruction set (set_active_isa) only between
+/// frames.
 class PoseBlender {
 public:
     static constexpr int kSlots = 6;  ///< JSB_NUM_JOINT_STATES
@@ -141,14 +144,16 @@ public:
     /// every track's usage; tracks whose joint is ≥ num_joints() are dropped, as add() drops
     /// them; a null `layer.shape` adds nothing. No allocation.
     ///
-    /// With AVX-512 the layer is only recorded (up to kMaxDeferred; more are inserted as they
-    /// come), so **its arrays and shape must stay valid until the next blend_and_apply(),
-    /// add(), count() or slot() call**. When a frame's states all come from such layers
-    /// (no add(), no additive layer, no scales), blend_and_apply() folds them straight from
-    /// the layers' arrays, 16 joints at a time, ranking each joint's states by the viewer's
-    /// slot rule (priority, then order offered; the first six kept) instead of storing them
-    /// in slots; otherwise the layers are inserted into the slots a 16-joint block at a time
-    /// (masked vector stores, the slot rule evaluated per lane) before the other calls run.
+    /// With a vector instruction set (active_isa() above Isa::Scalar) the layer is only
+    /// recorded (up to kMaxDeferred; more are inserted as they come), so **its arrays and shape
+    /// must stay valid until the next blend_and_apply(), add(), count() or slot() call**. When
+    /// a frame's states all come from such layers (no add(), no additive layer, no scales),
+    /// blend_and_apply() folds them straight from the layers' arrays, 16 (AVX-512), 8 (AVX2)
+    /// or 4 (SSE2) joints at a time, ranking each joint's states by the viewer's slot rule
+    /// (priority, then order offered; the first six kept) instead of storing them in slots;
+    /// otherwise the layers are inserted into the slots (AVX-512: a 16-joint block at a time,
+    /// masked vector stores with the slot rule evaluated per lane; else add() per track)
+    /// before the other calls run.
     void add_layer(const BlendLayer& layer);
     /// Layers recorded at most before they are inserted into the slots.
     static constexpr int kMaxDeferred = 16;
