@@ -473,15 +473,23 @@ SLANIM_LANES_INLINE void load_layer_chunk(const Present& x, State& s, F* prio = 
     if (prio) *prio = e(*prio);
 }
 
-// The layers present in the chunk at j0 (advancing each layer's block cursor). Returns their
-// number; `uniform` when each has one priority over the block (LayerBlock::priority ≥ 0),
-// `covered` when one gives every lane a rotation and a position.
-inline int present_layers(const LayerFoldArgs& a, std::size_t j0, int lanes, std::size_t* cursor, Present* out,
-                          bool& uniform, bool& covered) {
-    const auto block = static_cast<std::uint16_t>(j0 / 16);
-    const unsigned shift = static_cast<unsigned>(j0 % 16), lane_bits = first_lanes(lanes);
+// The layers with tracks in one 16-joint block, in slot order when `uniform` (every one has a
+// single priority over its tracks there: LayerBlock::priority ≥ 0, a motion's usual case;
+// sorted by priority, descending, the earlier offered first among equals), else in the order
+// offered. Found once per block, shared by its chunks.
+struct BlockLayers {
+    Present list[PoseBlender::kMaxDeferred];  // m: the block's 16 lanes; first: its first track
     int P = 0;
-    uniform = true, covered = false;
+    bool uniform = true;
+};
+
+// Fills `bl` for the block of joints [j0, j0 + 16) (advancing each layer's block cursor). False
+// when no layer has a track there.
+inline bool block_layers(const LayerFoldArgs& a, std::size_t j0, std::size_t* cursor, BlockLayers& bl) {
+    const auto block = static_cast<std::uint16_t>(j0 / 16);
+    const std::size_t left = a.joints - j0;
+    const unsigned lane_bits = left >= 16 ? 0xFFFFu : (1u << left) - 1u;
+    bl.P = 0, bl.uniform = true;
     for (int k = 0; k < a.count; ++k) {
         const BlendLayer& layer = a.layers[k];
         const LayerShape& shape = *layer.shape;
@@ -489,15 +497,19 @@ inline int present_layers(const LayerFoldArgs& a, std::size_t j0, int lanes, std
         while (c < shape.blocks.size() && shape.blocks[c].block < block) ++c;
         if (c == shape.blocks.size() || shape.blocks[c].block != block) continue;
         const LayerBlock& lb = shape.blocks[c];
-        const unsigned m = (static_cast<unsigned>(lb.mask) >> shift) & lane_bits;
+        const unsigned m = lb.mask & lane_bits;
         if (!m) continue;
-        const unsigned before = static_cast<unsigned>(lb.mask) & ((1u << shift) - 1u);
-        out[P++] = {&layer, &lb, m, static_cast<std::size_t>(lb.first) + static_cast<std::size_t>(__builtin_popcount(before))};
-        uniform = uniform && lb.priority >= 0;
-        covered = covered || (m == lane_bits && !(layer.weight == 0.f) && layer.rotations && layer.positions &&
-                              (lb.usage_all & (kUsageRot | kUsagePos)) == (kUsageRot | kUsagePos));
+        bl.list[bl.P++] = {&layer, &lb, m, lb.first};
+        bl.uniform = bl.uniform && lb.priority >= 0;
     }
-    return P;
+    if (bl.uniform)
+        for (int i = 1; i < bl.P; ++i) {  // stable insertion sort by priority, descending
+            const Present x = bl.list[i];
+            int j = i;
+            for (; j > 0 && bl.list[j - 1].lb->priority < x.lb->priority; --j) bl.list[j] = bl.list[j - 1];
+            bl.list[j] = x;
+        }
+    return bl.P > 0;
 }
 
 // One chunk's recorded layers and its running blend. When every layer present has one priority
@@ -534,33 +546,40 @@ inline void rank_layers(ChunkWork& w) {
     }
 }
 
-// Finds the layers of the chunk at j0, orders or ranks them and starts its blend. False when no
-// layer has a state in the chunk.
-inline bool prepare_chunk(const LayerFoldArgs& a, std::size_t j0, std::size_t* cursor, ChunkWork& w) {
+// The layers of the chunk at j0 (inside the block of `bl`), ordered or ranked, and its blend
+// started. False when no layer has a state in the chunk.
+inline bool prepare_chunk(const LayerFoldArgs& a, const BlockLayers& bl, std::size_t j0, ChunkWork& w) {
     Chunk& b = w.b;
     b.j0 = j0;
     b.lanes = a.joints - j0 < W ? static_cast<int>(a.joints - j0) : W;
-    bool covered = false;
-    w.P = present_layers(a, j0, b.lanes, cursor, w.order, w.uniform, covered);
-    if (w.P == 0) return false;
+    const unsigned shift = static_cast<unsigned>(j0 % 16), lane_bits = first_lanes(b.lanes);
+    bool covered = false;  // a live layer gives every lane a rotation and a position
     unsigned any = 0;
-    for (int i = 0; i < w.P; ++i) any |= w.order[i].m;
+    int P = 0;
+    for (int i = 0; i < bl.P; ++i) {
+        const Present& x = bl.list[i];
+        const unsigned m = (x.m >> shift) & lane_bits;
+        if (!m) continue;
+        const auto before = static_cast<std::size_t>(__builtin_popcount(x.m & ((1u << shift) - 1u)));
+        w.order[P++] = {x.layer, x.lb, m, x.first + before};
+        any |= m;
+        const BlendLayer& layer = *x.layer;
+        covered = covered || (m == lane_bits && !(layer.weight == 0.f) && layer.rotations && layer.positions &&
+                              (x.lb->usage_all & (kUsageRot | kUsagePos)) == (kUsageRot | kUsagePos));
+    }
+    w.P = P;
+    if (P == 0) return false;
+    w.uniform = bl.uniform;
     b.blended = lane_mask(any);
     if (w.uniform) {
-        for (int i = 1; i < w.P; ++i) {  // stable insertion sort by priority, descending
-            const Present x = w.order[i];
-            int j = i;
-            for (; j > 0 && w.order[j - 1].lb->priority < x.lb->priority; --j) w.order[j] = w.order[j - 1];
-            w.order[j] = x;
-        }
         w.seen = zero();
-        w.steps = w.P;
+        w.steps = P;
     } else {
         rank_layers(w);
-        w.steps = w.P < PoseBlender::kSlots ? w.P : PoseBlender::kSlots;
+        w.steps = P < PoseBlender::kSlots ? P : PoseBlender::kSlots;
     }
     // (With more than six layers the covering one could fall past the sixth slot on a lane.)
-    start_chunk(b, a.rotations + j0, a.positions + j0, !(covered && w.P <= PoseBlender::kSlots));
+    start_chunk(b, a.rotations + j0, a.positions + j0, !(covered && P <= PoseBlender::kSlots));
     return true;
 }
 
@@ -594,26 +613,29 @@ SLANIM_LANES_INLINE void fold_step(ChunkWork& w, Chunk& b, int s) {
 }
 
 // PoseBlender's fold straight from recorded layers (no additive layer, no scales, nothing added
-// otherwise). Two chunks at a time, step by step, so one chunk's dependency chain (division,
-// square root, division, each waiting on the previous state) overlaps the other's.
+// otherwise). Block by block of 16 joints (its layers found once), two chunks at a time, step by
+// step, so one chunk's dependency chain (division, square root, division, each waiting on the
+// previous state) overlaps the other's.
 inline void fold_layers_impl(const LayerFoldArgs& a) {
     std::size_t cursor[PoseBlender::kMaxDeferred] = {};
+    BlockLayers bl;
     ChunkWork w[2];
-    std::size_t j0 = 0;
-    while (j0 < a.joints) {
-        int ready = 0;
-        while (ready < 2 && j0 < a.joints) {
-            if (prepare_chunk(a, j0, cursor, w[ready])) ++ready;
-            j0 += W;
+    for (std::size_t block = 0; block < a.joints; block += 16) {
+        if (!block_layers(a, block, cursor, bl)) continue;
+        for (std::size_t j0 = block; j0 < block + 16 && j0 < a.joints; j0 += 2 * W) {
+            int ready = 0;
+            for (std::size_t j = j0; j < j0 + 2 * W && j < a.joints; j += W)
+                if (prepare_chunk(a, bl, j, w[ready])) ++ready;
+            if (ready == 0) continue;
+            const int n = ready == 2 && w[1].steps > w[0].steps ? w[1].steps : w[0].steps;
+            Chunk b0 = w[0].b, b1 = w[1].b;
+            for (int s = 0; s < n; ++s) {
+                if (s < w[0].steps) fold_step(w[0], b0, s);
+                if (ready == 2 && s < w[1].steps) fold_step(w[1], b1, s);
+            }
+            finish_chunk(b0, a.rotations + b0.j0, a.positions + b0.j0);
+            if (ready == 2) finish_chunk(b1, a.rotations + b1.j0, a.positions + b1.j0);
         }
-        const int n = ready == 2 ? (w[0].steps > w[1].steps ? w[0].steps : w[1].steps) : ready ? w[0].steps : 0;
-        Chunk b0 = w[0].b, b1 = w[1].b;
-        for (int s = 0; s < n; ++s) {
-            if (s < w[0].steps) fold_step(w[0], b0, s);
-            if (ready == 2 && s < w[1].steps) fold_step(w[1], b1, s);
-        }
-        if (ready > 0) finish_chunk(b0, a.rotations + b0.j0, a.positions + b0.j0);
-        if (ready > 1) finish_chunk(b1, a.rotations + b1.j0, a.positions + b1.j0);
     }
 }
 
