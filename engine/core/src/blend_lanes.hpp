@@ -87,16 +87,26 @@ template <int Imm>
 inline F shuf(F a, F b) {
     return _mm256_shuffle_ps(a, b, Imm);
 }
+// Per 8-lane mask: for each lane with its bit set, the index of its packed value (0, 1, ...).
+struct ExpandTable {
+    alignas(8) std::uint8_t index[256][8];
+    constexpr ExpandTable() : index{} {
+        for (unsigned m = 0; m < 256; ++m) {
+            std::uint8_t k = 0;
+            for (int l = 0; l < 8; ++l)
+                if (m >> l & 1u) index[m][l] = k++;
+        }
+    }
+};
+inline constexpr ExpandTable kExpand{};
 // Spreads W packed values (lanes 0, 1, ...) to the lanes of a mask, in order; other lanes 0.
 struct Expand {
     __m256i index;
     F on;
     explicit Expand(unsigned m) : on(lane_mask(m)) {
-        alignas(32) std::int32_t idx[W] = {};
-        int k = 0;
-        for (int l = 0; l < W; ++l)
-            if (m >> l & 1u) idx[l] = k++;
-        index = _mm256_load_si256(reinterpret_cast<const __m256i*>(idx));
+        std::int64_t x;
+        std::memcpy(&x, kExpand.index[m & 0xFFu], sizeof x);
+        index = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(x));
     }
     F operator()(F v) const { return and_(_mm256_permutevar8x32_ps(v, index), on); }
 };
