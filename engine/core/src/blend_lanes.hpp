@@ -466,7 +466,9 @@ SLANIM_LANES_INLINE void load_layer_chunk(const Present& x, State& s, F* prio = 
         return widen_u8(tmp);
     };
     const std::int32_t usage_bits = (layer.rotations ? kUsageRot : 0) | (layer.positions ? kUsagePos : 0);
-    s.usage = and_(bytes(shape.usages.data()), set1_bits(usage_bits));
+    // Tracks of one usage over the block (a motion's usual case): no per-track bytes to read.
+    const bool one_usage = x.lb->usage == x.lb->usage_all;
+    s.usage = one_usage ? set1_bits(x.lb->usage & usage_bits) : and_(bytes(shape.usages.data()), set1_bits(usage_bits));
     for (F& c : s.r) c = zero();
     for (F& c : s.p) c = zero();
     const int count = whole ? W : n;
@@ -477,7 +479,7 @@ SLANIM_LANES_INLINE void load_layer_chunk(const Present& x, State& s, F* prio = 
     s.lanes = lane_mask(x.m);
     if (x.m == kAllLanes) return;  // every lane has a track, in order
     const Expand e(x.m);
-    s.usage = e(s.usage);
+    if (!one_usage) s.usage = e(s.usage);  // (else lanes without a track are off in s.lanes)
     for (F& c : s.r) c = e(c);
     for (F& c : s.p) c = e(c);
     if (prio) *prio = e(*prio);
