@@ -225,7 +225,7 @@ private:
     std::array<BlendLayer, kMaxDeferred> deferred_{};  // recorded layers (add_layer)
     int num_deferred_ = 0;
     bool deferred_slots_ = false;  // a recorded layer is additive or has scales: slots needed
-    std::vector<std::byte> fold_scratch_;  // the vector fold's running blends (blend_kernel.hpp)
+    std::vector<std::byte> fold_scratch_;  // the AVX-512 fold's running blends (blend_avx512.cpp)
 };
 
 }  // namespace slanim
