@@ -291,9 +291,9 @@ inline F capped_sum(F w, F sum) {
 }
 // sum / nw on the lanes of `lanes`; skipped where every such lane has nw = 1 and a sum that is
 // not NaN (x / 1 = x exactly), as the AVX-512 fold does.
-inline F ratio(F lanes, F sum, F nw) {
+inline F ratio(unsigned lanes, F sum, F nw) {
     const F exact = and_(eq(nw, set1(1.f)), ord(sum, sum));
-    return bits(andnot(lanes, exact)) ? div(sum, nw) : sum;
+    return (lanes & ~bits(exact)) ? div(sum, nw) : sum;
 }
 
 // ll_slerp(t, a, b) in the lanes of `lanes` (ll_nlerp's branch for opposite hemispheres; rare).
@@ -315,17 +315,22 @@ struct State {
     F w;      // weight
     F usage;  // usage bits as integers
     F lanes;  // lanes holding a state
+    // What is known for every lane (a layer's states): the weight (w1_known) and the usage
+    // (usage1 ≥ 0), so the lane conditions are computed on bits, not vectors.
+    bool w1_known = false;
+    float w1 = 0.f;
+    int usage1 = -1;
 };
 
 // The nlerp of a continuing rotation: t·r + (1 − t)·a normalised with LLQuaternion::normalize's
 // rules (kept when |1 − |q|| ≤ 1e-6, identity below 1e-7), into l.
-SLANIM_LANES_INLINE void nlerp(F cont, F t, const F (&r)[4], const F (&a)[4], F (&l)[4]) {
+SLANIM_LANES_INLINE void nlerp(unsigned cont, F t, const F (&r)[4], const F (&a)[4], F (&l)[4]) {
     const F one = set1(1.f), inv_t = sub(one, t);
     for (int c = 0; c < 4; ++c) l[c] = add(mul(t, r[c]), mul(inv_t, a[c]));
     const F m2 = add(add(add(mul(l[0], l[0]), mul(l[1], l[1])), mul(l[2], l[2])), mul(l[3], l[3]));
     // |m2 − 1| ≤ 1e-6 guarantees |1 − sqrt(m2)| ≤ 1e-6 (blend_avx512.cpp): no rescale there.
     const F near_unit = le(abs_(sub(m2, one)), set1(0.000001f));
-    if (bits(andnot(cont, near_unit))) {
+    if (cont & ~bits(near_unit)) {
         const F mag = sqrt(m2);
         const F oomag = div(one, mag);
         const F dev = abs_(sub(one, mag));
@@ -340,34 +345,58 @@ SLANIM_LANES_INLINE void nlerp(F cont, F t, const F (&r)[4], const F (&a)[4], F 
 // (the usual case: a motion covers the whole chunk).
 SLANIM_LANES_INLINE F pick(unsigned mb, F m, F a, F b) { return mb == kAllLanes ? a : mb == 0 ? b : sel(m, a, b); }
 
+// The lanes of a state with `bit` in its usage, and their bits.
+SLANIM_LANES_INLINE F usage_lanes(const State& s, F live, unsigned live_bits, int bit, unsigned& out_bits) {
+    if (s.usage1 >= 0) {
+        out_bits = (s.usage1 & bit) ? live_bits : 0u;
+        return out_bits ? live : zero();
+    }
+    const F m = and_(live, i_eq(and_(s.usage, set1_bits(bit)), set1_bits(bit)));
+    out_bits = bits(m);
+    return m;
+}
+
 SLANIM_LANES_INLINE void fold_state(Chunk& b, const State& s) {
     const F zero_v = zero();
-    const F live = and_(s.lanes, neq(s.w, zero_v));  // `w == 0.f` skips; NaN does not
-    const F rmask = and_(live, i_eq(and_(s.usage, set1_bits(kUsageRot)), set1_bits(kUsageRot)));
-    const F pmask = and_(live, i_eq(and_(s.usage, set1_bits(kUsagePos)), set1_bits(kUsagePos)));
-    if (bits(pmask)) {
-        const F first = andnot(pmask, b.has_pos), cont = and_(pmask, b.has_pos);
-        if (const unsigned cb = bits(cont)) {
+    // live: a state whose weight is not 0 (`w == 0.f` skips; NaN does not).
+    F live;
+    unsigned live_bits;
+    if (s.w1_known) {
+        live_bits = s.w1 == 0.f ? 0u : bits(s.lanes);
+        live = live_bits ? s.lanes : zero_v;
+    } else {
+        live = and_(s.lanes, neq(s.w, zero_v));
+        live_bits = bits(live);
+    }
+    unsigned pb = 0, rb = 0;
+    const F pmask = usage_lanes(s, live, live_bits, kUsagePos, pb);
+    const F rmask = usage_lanes(s, live, live_bits, kUsageRot, rb);
+    if (pb) {
+        const unsigned has = bits(b.has_pos), cb = pb & has, fb = pb & ~has;
+        if (cb) {
+            const F cont = and_(pmask, b.has_pos);
             const F nw = capped_sum(s.w, b.sum_pos);
-            const F u = ratio(cont, b.sum_pos, nw);
+            const F u = ratio(cb, b.sum_pos, nw);
             for (int c = 0; c < 3; ++c) b.p[c] = pick(cb, cont, add(s.p[c], mul(sub(b.p[c], s.p[c]), u)), b.p[c]);
             b.sum_pos = pick(cb, cont, nw, b.sum_pos);
         }
-        if (const unsigned fb = bits(first)) {
+        if (fb) {
+            const F first = andnot(pmask, b.has_pos);
             for (int c = 0; c < 3; ++c) b.p[c] = pick(fb, first, s.p[c], b.p[c]);
             b.sum_pos = pick(fb, first, s.w, b.sum_pos);
             b.has_pos = or_(b.has_pos, pmask);
         }
     }
-    if (bits(rmask)) {
-        const F first = andnot(rmask, b.has_rot), cont = and_(rmask, b.has_rot);
-        if (const unsigned cb = bits(cont)) {
+    if (rb) {
+        const unsigned has = bits(b.has_rot), cb = rb & has, fb = rb & ~has;
+        if (cb) {
+            const F cont = and_(rmask, b.has_rot);
             const F nw = capped_sum(s.w, b.sum_rot);
-            const F t = ratio(cont, b.sum_rot, nw);
+            const F t = ratio(cb, b.sum_rot, nw);
             F l[4];
-            nlerp(cont, t, b.r, s.r, l);
+            nlerp(cb, t, b.r, s.r, l);
             const F d = add(add(add(mul(s.r[0], b.r[0]), mul(s.r[1], b.r[1])), mul(s.r[2], b.r[2])), mul(s.r[3], b.r[3]));
-            const unsigned opposite = bits(and_(cont, lt(d, zero_v)));
+            const unsigned opposite = cb & bits(lt(d, zero_v));
             if (opposite) {  // ll_nlerp takes ll_slerp there (copies: the blend's address is not taken)
                 const F a[4] = {s.r[0], s.r[1], s.r[2], s.r[3]}, r[4] = {b.r[0], b.r[1], b.r[2], b.r[3]};
                 F o[4] = {l[0], l[1], l[2], l[3]};
@@ -377,7 +406,8 @@ SLANIM_LANES_INLINE void fold_state(Chunk& b, const State& s) {
             for (int c = 0; c < 4; ++c) b.r[c] = pick(cb, cont, l[c], b.r[c]);
             b.sum_rot = pick(cb, cont, nw, b.sum_rot);
         }
-        if (const unsigned fb = bits(first)) {
+        if (fb) {
+            const F first = andnot(rmask, b.has_rot);
             for (int c = 0; c < 4; ++c) b.r[c] = pick(fb, first, s.r[c], b.r[c]);
             b.sum_rot = pick(fb, first, s.w, b.sum_rot);
             b.has_rot = or_(b.has_rot, rmask);
@@ -476,6 +506,8 @@ SLANIM_LANES_INLINE void load_layer_chunk(const Present& x, State& s, F* prio = 
     if (layer.positions && (x.lb->usage & kUsagePos)) load_n(layer.positions + x.first, count, s.p);
     if (prio) *prio = bytes(shape.priorities.data());  // priorities are ≥ 0 (LayerShape::build)
     s.w = set1(layer.weight);
+    s.w1_known = true, s.w1 = layer.weight;
+    s.usage1 = one_usage ? (x.lb->usage & usage_bits) : -1;
     s.lanes = lane_mask(x.m);
     if (x.m == kAllLanes) return;  // every lane has a track, in order
     const Expand e(x.m);
