@@ -18,7 +18,7 @@
 // next iteration starts from a pose the limits allow and the error is always that of a real pose.
 #include <cmath>
 
-#include "slanim/core/multiversion.hpp"
+#include "slanim/core/isa_dispatch.hpp"
 
 #include "chain_math.hpp"
 
@@ -82,8 +82,14 @@ float recover_rotations(const ChainPose& pose, ChainWorld& w, bool keep, const P
 
 bool FabrikJob::validate() const { return detail::valid_iterative_job(pose, target, settings); }
 
-SLANIM_AVX2_CLONES bool FabrikJob::run() const {
-    if (!validate()) return false;
+namespace {
+
+/// run() after validate(), compiled twice (slanim/core/isa_dispatch.hpp).
+SLANIM_ALWAYS_INLINE bool solve_fabrik(const FabrikJob& self) {
+    const ChainPose& pose = self.pose;
+    const Target& target = self.target;
+    const SolveSettings& settings = self.settings;
+    SolveReport* const report = self.report;
     detail::SolveStart s(pose, settings.end_rotation);
     ChainWorld& w = s.w;
     const int last = w.n - 1;
@@ -181,6 +187,16 @@ SLANIM_AVX2_CLONES bool FabrikJob::run() const {
     detail::fill_report(report, iterations, initial_error, final_error, settings.tolerance,
                         reachable);
     return true;
+}
+
+bool solve_fabrik_baseline(const FabrikJob& self) { return solve_fabrik(self); }
+SLANIM_TARGET_AVX2 bool solve_fabrik_avx2(const FabrikJob& self) { return solve_fabrik(self); }
+
+}  // namespace
+
+bool FabrikJob::run() const {
+    if (!validate()) return false;
+    return use_avx2_copy() ? solve_fabrik_avx2(*this) : solve_fabrik_baseline(*this);
 }
 
 }  // namespace slanim::ik
