@@ -30,22 +30,29 @@ SLANIM_INLINE void transpose4_in_lanes(__m256 a, __m256 b, __m256 c, __m256 d, _
     out[3] = _mm256_shuffle_ps(t1, t3, 0xEE);
 }
 
-SLANIM_INLINE void transform8(const __m256 (&Y)[8], const __m128 (&X)[8], const KernelArgs& a, std::size_t v) {
-    // Rows 0 and 1: vertices 0..3 and 4..7 transposed in lanes, then lanes recombined.
-    __m256 T0[4], T1[4], E[3][4];
-    transpose4_in_lanes(Y[0], Y[1], Y[2], Y[3], T0);
-    transpose4_in_lanes(Y[4], Y[5], Y[6], Y[7], T1);
-#pragma GCC unroll 4
-    for (int c = 0; c < 4; ++c) {
-        E[0][c] = _mm256_permute2f128_ps(T0[c], T1[c], 0x20);
-        E[1][c] = _mm256_permute2f128_ps(T0[c], T1[c], 0x31);
-    }
-    // Row 2: pair vertex k with k + 4 in one ymm, then one in-lane transpose.
-    __m256 Z[4];
-#pragma GCC unroll 4
-    for (int k = 0; k < 4; ++k) Z[k] = _mm256_insertf128_ps(_mm256_castps128_ps256(X[k]), X[k + 4], 1);
-    transpose4_in_lanes(Z[0], Z[1], Z[2], Z[3], E[2]);
+SLANIM_INLINE bool aligned32(const float* p) { return (reinterpret_cast<std::uintptr_t>(p) & 31u) == 0; }
 
+/// True when every output stream is 32-byte aligned at vertex `v`, as non-temporal stores of 8
+/// floats need (the same then holds at v + 8k).
+SLANIM_INLINE bool outputs_aligned32(const KernelArgs& a, std::size_t v) {
+    bool ok = aligned32(a.opx + v) && aligned32(a.opy + v) && aligned32(a.opz + v);
+    if (a.nx) ok = ok && aligned32(a.onx + v) && aligned32(a.ony + v) && aligned32(a.onz + v);
+    return ok;
+}
+
+template <bool Stream>
+SLANIM_INLINE void store8(float* p, __m256 x) {
+    if constexpr (Stream) {
+        _mm256_stream_ps(p, x);
+    } else {
+        _mm256_storeu_ps(p, x);
+    }
+}
+
+/// Positions (and normals) of vertices [v, v + 8) by the SoA matrices E (E[r][c]: element
+/// (r, c) of the 8 vertices' matrices); Stream: non-temporal stores (outputs_aligned32 at v).
+template <bool Stream>
+SLANIM_INLINE void transform_e8(const __m256 (&E)[3][4], const KernelArgs& a, std::size_t v) {
     const __m256 px = _mm256_loadu_ps(a.px + v);
     const __m256 py = _mm256_loadu_ps(a.py + v);
     const __m256 pz = _mm256_loadu_ps(a.pz + v);
@@ -69,13 +76,34 @@ SLANIM_INLINE void transform8(const __m256 (&Y)[8], const __m128 (&X)[8], const 
         const __m256 ys = _mm256_mul_ps(y, _mm256_fnmadd_ps(h, y, _mm256_set1_ps(1.5f)));
         const __m256 ok = _mm256_cmp_ps(len2, _mm256_set1_ps(kMinNormalLength2), _CMP_GT_OQ);
         const __m256 scale = _mm256_blendv_ps(_mm256_set1_ps(1.f), ys, ok);
-        _mm256_storeu_ps(a.onx + v, _mm256_mul_ps(n[0], scale));
-        _mm256_storeu_ps(a.ony + v, _mm256_mul_ps(n[1], scale));
-        _mm256_storeu_ps(a.onz + v, _mm256_mul_ps(n[2], scale));
+        store8<Stream>(a.onx + v, _mm256_mul_ps(n[0], scale));
+        store8<Stream>(a.ony + v, _mm256_mul_ps(n[1], scale));
+        store8<Stream>(a.onz + v, _mm256_mul_ps(n[2], scale));
     }
-    _mm256_storeu_ps(a.opx + v, o[0]);
-    _mm256_storeu_ps(a.opy + v, o[1]);
-    _mm256_storeu_ps(a.opz + v, o[2]);
+    store8<Stream>(a.opx + v, o[0]);
+    store8<Stream>(a.opy + v, o[1]);
+    store8<Stream>(a.opz + v, o[2]);
+}
+
+/// Positions (and normals) of vertices [v, v + 8) by the 8 blended matrices; Stream:
+/// non-temporal stores (outputs_aligned32 at v).
+template <bool Stream = false>
+SLANIM_INLINE void transform8(const __m256 (&Y)[8], const __m128 (&X)[8], const KernelArgs& a, std::size_t v) {
+    // Rows 0 and 1: vertices 0..3 and 4..7 transposed in lanes, then lanes recombined.
+    __m256 T0[4], T1[4], E[3][4];
+    transpose4_in_lanes(Y[0], Y[1], Y[2], Y[3], T0);
+    transpose4_in_lanes(Y[4], Y[5], Y[6], Y[7], T1);
+#pragma GCC unroll 4
+    for (int c = 0; c < 4; ++c) {
+        E[0][c] = _mm256_permute2f128_ps(T0[c], T1[c], 0x20);
+        E[1][c] = _mm256_permute2f128_ps(T0[c], T1[c], 0x31);
+    }
+    // Row 2: pair vertex k with k + 4 in one ymm, then one in-lane transpose.
+    __m256 Z[4];
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; ++k) Z[k] = _mm256_insertf128_ps(_mm256_castps128_ps256(X[k]), X[k + 4], 1);
+    transpose4_in_lanes(Z[0], Z[1], Z[2], Z[3], E[2]);
+    transform_e8<Stream>(E, a, v);
 }
 
 }  // namespace
@@ -125,9 +153,70 @@ std::size_t skin_k_avx2(const KernelArgs& a) {
 }
 
 
-template <int K, bool U16>
+/// The permute path's palette: T[e · stride + i] = element e (row-major 3×4) of matrix i, for
+/// palettes of ≤ kPermutePalette matrices; zero past the palette, so that a window of 8 starting
+/// at any used index stays inside the table.
+constexpr std::uint32_t kPermutePalette = 128;
+constexpr std::size_t kPermuteStride = kPermutePalette + 8;
+
+void transpose_palette8(const float* M, std::uint32_t n, float* T) {
+    for (std::size_t e = 0; e < 12; ++e) {
+        float* row = T + e * kPermuteStride;
+        for (std::size_t i = 0; i < kPermuteStride; ++i) row[i] = i < n ? M[16 * i + e] : 0.f;
+    }
+}
+
+/// The half block's smallest used index relative to its block's base, when all its K rows of 8
+/// relative indices (row stride 16 bytes) lie in a window of 8; else -1.
+template <int K>
+SLANIM_INLINE int window8(const std::uint8_t* rd) {
+    __m128i lo = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(rd)), hi = lo;
+#pragma GCC unroll 3
+    for (int k = 1; k < K; ++k) {
+        const __m128i r = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(rd + 16 * k));
+        lo = _mm_min_epu8(lo, r);
+        hi = _mm_max_epu8(hi, r);
+    }
+    const int mn = _mm_extract_epi16(_mm_minpos_epu16(_mm_cvtepu8_epi16(lo)), 0);
+    const int mx = 255 - _mm_extract_epi16(_mm_minpos_epu16(_mm_sub_epi16(_mm_set1_epi16(255), _mm_cvtepu8_epi16(hi))), 0);
+    return mx - mn < 8 ? mn : -1;
+}
+
+/// Element e of the 8 vertices' blended matrices by register permutes: a half block whose
+/// indices lie in [first, first + 8) reads row e of the palette there once and permutes it by
+/// each influence's index vector, then w0·M0 and an FMA per further influence, the gather
+/// path's operations per element, so both give the same bits.
+template <int K, bool Stream>
+SLANIM_INLINE void skin_half_permute(const float* T, std::size_t first, const std::uint8_t* rd, int shift,
+                                     const float* wd, const KernelArgs& a, std::size_t v) {
+    __m256i idx[K];
+    __m256 w[K];
+#pragma GCC unroll 4
+    for (int k = 0; k < K; ++k) {
+        const __m128i r = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(rd + 16 * k));
+        idx[k] = _mm256_sub_epi32(_mm256_cvtepu8_epi32(r), _mm256_set1_epi32(shift));
+        w[k] = _mm256_load_ps(wd + 16 * k);
+    }
+    __m256 E[3][4];
+#pragma GCC unroll 12
+    for (int e = 0; e < 12; ++e) {
+        const __m256 row = _mm256_loadu_ps(T + static_cast<std::size_t>(e) * kPermuteStride + first);
+        __m256 acc = _mm256_mul_ps(w[0], _mm256_permutevar8x32_ps(row, idx[0]));
+#pragma GCC unroll 3
+        for (int k = 1; k < K; ++k) acc = _mm256_fmadd_ps(w[k], _mm256_permutevar8x32_ps(row, idx[k]), acc);
+        E[e / 4][e % 4] = acc;
+    }
+    transform_e8<Stream>(E, a, v);
+}
+
+template <int K, bool U16, bool Stream>
 std::size_t skin_packed_k_avx2(const KernelArgs& a) {
     const float* M = a.matrices;
+    // Palettes of ≤ 128 matrices: half blocks whose indices fit a window of 8 take the permute
+    // path (12·K permutes, no per-vertex matrix loads, no transpose); the others gather.
+    alignas(32) float T[12 * kPermuteStride];
+    const bool permute = a.num_matrices <= kPermutePalette && a.end - a.begin >= 64;
+    if (permute) transpose_palette8(M, a.num_matrices, T);
     std::size_t v = a.begin;
     // Half blocks of 8 vertices (begin is a multiple of 16).
     for (; v + 8 <= a.end; v += 8) {
@@ -146,6 +235,13 @@ std::size_t skin_packed_k_avx2(const KernelArgs& a) {
                                                            _mm256_set1_ps(kUnorm16Scale)));
             }
             wd = wf;
+        }
+        if (permute) {
+            const int first = window8<K>(rd);
+            if (first >= 0) {
+                skin_half_permute<K, Stream>(T, base + static_cast<std::uint32_t>(first), rd, first, wd, a, v);
+                continue;
+            }
         }
         // Float offsets of the half block's 8·K matrices.
         alignas(32) std::uint32_t off[8 * K];
@@ -174,37 +270,26 @@ std::size_t skin_packed_k_avx2(const KernelArgs& a) {
             Y[l] = y;
             X[l] = x;
         }
-        transform8(Y, X, a, v);
+        transform8<Stream>(Y, X, a, v);
     }
+    if constexpr (Stream) _mm_sfence();
     return v;
 }
 
-template <bool U16>
+template <bool U16, bool Stream>
 std::size_t skin_packed_u_avx2(const KernelArgs& a) {
     switch (a.influences) {
-        case 1: return skin_packed_k_avx2<1, U16>(a);
-        case 2: return skin_packed_k_avx2<2, U16>(a);
-        case 3: return skin_packed_k_avx2<3, U16>(a);
-        default: return skin_packed_k_avx2<4, U16>(a);
+        case 1: return skin_packed_k_avx2<1, U16, Stream>(a);
+        case 2: return skin_packed_k_avx2<2, U16, Stream>(a);
+        case 3: return skin_packed_k_avx2<3, U16, Stream>(a);
+        default: return skin_packed_k_avx2<4, U16, Stream>(a);
     }
 }
 
-}  // namespace
-
-std::size_t skin4_avx2(const KernelArgs& a) {
-    switch (a.influences) {
-        case 1: return skin_k_avx2<1>(a);
-        case 2: return skin_k_avx2<2>(a);
-        case 3: return skin_k_avx2<3>(a);
-        default: return skin_k_avx2<4>(a);
-    }
-}
-
-std::size_t skin_packed_avx2(const KernelArgs& a) {
-    return a.unorm16 ? skin_packed_u_avx2<true>(a) : skin_packed_u_avx2<false>(a);
-}
-
-std::size_t skin_sl_avx2(const KernelArgs& a) {
+/// The SL-encoding kernel: per vertex, M[i] + f·(M[j] − M[i]) with i = floor(w), j = min(i + 1,
+/// last), f = w − floor(w).
+template <bool Stream>
+std::size_t skin_sl_k_avx2(const KernelArgs& a) {
     const float* M = a.matrices;
     const __m256 last_f = _mm256_set1_ps(static_cast<float>(a.num_matrices - 1));
     const __m256i last_i = _mm256_set1_epi32(static_cast<int>(a.num_matrices - 1));
@@ -232,9 +317,34 @@ std::size_t skin_sl_avx2(const KernelArgs& a) {
             Y[k] = _mm256_fmadd_ps(f, _mm256_sub_ps(_mm256_load_ps(mj), yi), yi);
             X[k] = _mm_fmadd_ps(_mm256_castps256_ps128(f), _mm_sub_ps(_mm_load_ps(mj + 8), xi), xi);
         }
-        transform8(Y, X, a, v);
+        transform8<Stream>(Y, X, a, v);
     }
+    if constexpr (Stream) _mm_sfence();
     return v;
+}
+
+}  // namespace
+
+std::size_t skin4_avx2(const KernelArgs& a) {
+    switch (a.influences) {
+        case 1: return skin_k_avx2<1>(a);
+        case 2: return skin_k_avx2<2>(a);
+        case 3: return skin_k_avx2<3>(a);
+        default: return skin_k_avx2<4>(a);
+    }
+}
+
+std::size_t skin_packed_avx2(const KernelArgs& a) {
+    // Non-temporal stores, as the AVX-512 kernel: begin is a multiple of 16, so aligned streams
+    // stay aligned block after block.
+    const bool stream = a.streaming_stores && outputs_aligned32(a, a.begin);
+    if (a.unorm16) return stream ? skin_packed_u_avx2<true, true>(a) : skin_packed_u_avx2<true, false>(a);
+    return stream ? skin_packed_u_avx2<false, true>(a) : skin_packed_u_avx2<false, false>(a);
+}
+
+std::size_t skin_sl_avx2(const KernelArgs& a) {
+    // A slice may start anywhere: non-temporal stores only where its first vertex is aligned.
+    return a.streaming_stores && outputs_aligned32(a, a.begin) ? skin_sl_k_avx2<true>(a) : skin_sl_k_avx2<false>(a);
 }
 
 }  // namespace slanim::skin_detail
