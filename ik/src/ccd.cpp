@@ -5,8 +5,6 @@
 // the shortest arc that points joint→effector at joint→goal, which is the single-joint optimum.
 #include <cmath>
 
-#include "slanim/core/isa_dispatch.hpp"
-
 #include "chain_math.hpp"
 
 namespace slanim::ik {
@@ -70,14 +68,8 @@ Quat triangulation_arc(Vec3 root, Vec3 joint, Vec3 aim, Vec3 goal) {
 
 bool CcdJob::validate() const { return detail::valid_iterative_job(pose, target, settings); }
 
-namespace {
-
-/// run() after validate(), compiled twice (slanim/core/isa_dispatch.hpp).
-SLANIM_ALWAYS_INLINE bool solve_ccd(const CcdJob& self) {
-    const ChainPose& pose = self.pose;
-    const Target& target = self.target;
-    const SolveSettings& settings = self.settings;
-    SolveReport* const report = self.report;
+bool CcdJob::run() const {
+    if (!validate()) return false;
     detail::SolveStart s(pose, settings.end_rotation);
     ChainWorld& w = s.w;
     const int last = w.n - 1;  // L: the root
@@ -188,16 +180,6 @@ SLANIM_ALWAYS_INLINE bool solve_ccd(const CcdJob& self) {
     detail::fill_report(report, sweeps, initial_error, final_error, settings.tolerance,
                         reachable);
     return true;
-}
-
-bool solve_ccd_baseline(const CcdJob& self) { return solve_ccd(self); }
-SLANIM_TARGET_AVX2 bool solve_ccd_avx2(const CcdJob& self) { return solve_ccd(self); }
-
-}  // namespace
-
-bool CcdJob::run() const {
-    if (!validate()) return false;
-    return use_avx2_copy() ? solve_ccd_avx2(*this) : solve_ccd_baseline(*this);
 }
 
 }  // namespace slanim::ik

@@ -1,29 +1,25 @@
 // SPDX-License-Identifier: MIT
 #include "chain_math.hpp"
 
-#include "slanim/core/isa_dispatch.hpp"
-
 #include <cmath>
 
 namespace slanim::ik::detail {
 
-static SLANIM_ALWAYS_INLINE void forward_kinematics_body(const ChainPose& pose, ChainWorld& w) {
+void forward_kinematics(const ChainPose& pose, ChainWorld& w) {
     const int n = static_cast<int>(pose.local_rotations.size());
     w.n = n;
     w.pos[n - 1] = pose.root_position;
     w.rot[n - 1] = ll_mul(pose.local_rotations[n - 1], pose.root_parent_rotation);
     update_below(pose, w, n - 1);
 }
-SLANIM_ISA_DISPATCH(void, forward_kinematics, (const ChainPose& pose, ChainWorld& w), (pose, w))
 
-static SLANIM_ALWAYS_INLINE void update_below_body(const ChainPose& pose, ChainWorld& w, int from) {
+void update_below(const ChainPose& pose, ChainWorld& w, int from) {
     for (int k = from - 1; k >= 0; --k) {
         w.pos[k] = w.pos[k + 1] + rotate(pose.offsets[k], w.rot[k + 1]);
         w.rot[k] = ll_mul(pose.local_rotations[k], w.rot[k + 1]);
     }
     w.effector = w.pos[0] + rotate(pose.effector, w.rot[0]);
 }
-SLANIM_ISA_DISPATCH(void, update_below, (const ChainPose& pose, ChainWorld& w, int from), (pose, w, from))
 
 SolveStart::SolveStart(const ChainPose& pose, EndRotation mode) {
     save_local_rotations(pose, input);
@@ -72,14 +68,13 @@ void finish_end_rotation(const ChainPose& pose, const ChainWorld& w, EndRotation
 }
 
 
-static SLANIM_ALWAYS_INLINE Vec3 normalized_or_body(Vec3 v, Vec3 fallback) {
+Vec3 normalized_or(Vec3 v, Vec3 fallback) {
     const float len = length(v);
     if (!(len > kTinyLength) || !std::isfinite(len)) return fallback;
     return v * (1.f / len);
 }
-SLANIM_ISA_DISPATCH(Vec3, normalized_or, (Vec3 v, Vec3 fallback), (v, fallback))
 
-static SLANIM_ALWAYS_INLINE Vec3 any_perpendicular_body(Vec3 v) {
+Vec3 any_perpendicular(Vec3 v) {
     // Cross with the coordinate axis least aligned with v: never near-parallel.
     const float ax = std::fabs(v.x), ay = std::fabs(v.y), az = std::fabs(v.z);
     const Vec3 axis = (ax <= ay && ax <= az) ? Vec3{1.f, 0.f, 0.f}
@@ -87,12 +82,11 @@ static SLANIM_ALWAYS_INLINE Vec3 any_perpendicular_body(Vec3 v) {
                                              : Vec3{0.f, 0.f, 1.f};
     return normalized_or(cross(v, axis), Vec3{1.f, 0.f, 0.f});
 }
-SLANIM_ISA_DISPATCH(Vec3, any_perpendicular, (Vec3 v), (v))
 
 Quat aim_arc(Vec3 from, Vec3 to, Vec3 hint) { return aim_arc_impl(from, to, &hint); }
 Quat aim_arc(Vec3 from, Vec3 to) { return aim_arc_impl(from, to, nullptr); }
 
-static SLANIM_ALWAYS_INLINE Quat aim_arc_impl_body(Vec3 from, Vec3 to, const Vec3* given_hint) {
+Quat aim_arc_impl(Vec3 from, Vec3 to, const Vec3* given_hint) {
     const float la = length(from);
     const float lb = length(to);
     if (!(la > kTinyLength) || !(lb > kTinyLength)) return Quat::identity();
@@ -112,9 +106,8 @@ static SLANIM_ALWAYS_INLINE Quat aim_arc_impl_body(Vec3 from, Vec3 to, const Vec
     const Vec3 x = cross(a, b);
     return unit(Quat{x.x, x.y, x.z, 1.f + c});
 }
-SLANIM_ISA_DISPATCH(Quat, aim_arc_impl, (Vec3 from, Vec3 to, const Vec3* given_hint), (from, to, given_hint))
 
-static SLANIM_ALWAYS_INLINE float rotation_angle_between_body(Quat a, Quat b) {
+float rotation_angle_between(Quat a, Quat b) {
     // Vector part of a ⊗ b⁻¹ is sin(θ/2)·axis: atan2 keeps small angles precise where
     // acos(|a·b|) would round them to 0.
     const Quat r = hamilton(a, conjugate(b));
@@ -126,9 +119,8 @@ static SLANIM_ALWAYS_INLINE float rotation_angle_between_body(Quat a, Quat b) {
     if (s <= 1e-3f * w) return 2.f * (s / w);
     return 2.f * std::atan2(s, w);
 }
-SLANIM_ISA_DISPATCH(float, rotation_angle_between, (Quat a, Quat b), (a, b))
 
-static SLANIM_ALWAYS_INLINE float commit_world_rotation_body(const ChainPose& pose, ChainWorld& w, int k, Quat new_world,
+float commit_world_rotation(const ChainPose& pose, ChainWorld& w, int k, Quat new_world,
                             std::span<const JointLimit> limits) {
     const Quat parent = parent_world(pose, w, k);
     Quat local = unit(ll_mul(new_world, conjugate(parent)));
@@ -142,7 +134,6 @@ static SLANIM_ALWAYS_INLINE float commit_world_rotation_body(const ChainPose& po
     w.rot[k] = world;
     return rotation_angle_between(local, unit(old));
 }
-SLANIM_ISA_DISPATCH(float, commit_world_rotation, (const ChainPose& pose, ChainWorld& w, int k, Quat new_world, std::span<const JointLimit> limits), (pose, w, k, new_world, limits))
 
 bool valid_iterative_job(const ChainPose& pose, const Target& target,
                          const SolveSettings& settings) {
@@ -156,7 +147,7 @@ Vec3 plane_normal(const Target& target) {
     return normalized_or(target.normal, Vec3{0.f, 0.f, 1.f});
 }
 
-static SLANIM_ALWAYS_INLINE SegmentLengths segment_lengths_body(const ChainPose& pose, EndRotation mode) {
+SegmentLengths segment_lengths(const ChainPose& pose, EndRotation mode) {
     SegmentLengths s;
     const std::size_t n = pose.local_rotations.size();
     for (std::size_t k = 0; k + 1 < n; ++k) {
@@ -169,9 +160,8 @@ static SLANIM_ALWAYS_INLINE SegmentLengths segment_lengths_body(const ChainPose&
     }
     return s;
 }
-SLANIM_ISA_DISPATCH(SegmentLengths, segment_lengths, (const ChainPose& pose, EndRotation mode), (pose, mode))
 
-static SLANIM_ALWAYS_INLINE bool straight_goal_body(const Target& target, Vec3 root, Vec3 keep_offset, float reach, float slack,
+bool straight_goal(const Target& target, Vec3 root, Vec3 keep_offset, float reach, float slack,
                    Vec3& goal) {
     const Vec3 p = target.point - keep_offset;
     if (target.kind == TargetKind::Plane) {
@@ -185,9 +175,8 @@ static SLANIM_ALWAYS_INLINE bool straight_goal_body(const Target& target, Vec3 r
     goal = p;
     return true;
 }
-SLANIM_ISA_DISPATCH(bool, straight_goal, (const Target& target, Vec3 root, Vec3 keep_offset, float reach, float slack, Vec3& goal), (target, root, keep_offset, reach, slack, goal))
 
-static SLANIM_ALWAYS_INLINE float straighten_toward_body(const ChainPose& pose, ChainWorld& w, Vec3 goal, EndRotation mode,
+float straighten_toward(const ChainPose& pose, ChainWorld& w, Vec3 goal, EndRotation mode,
                         std::span<const JointLimit> limits) {
     float moved = 0.f;
     for (int k = w.n - 1; k >= 1; --k) {
@@ -206,9 +195,8 @@ static SLANIM_ALWAYS_INLINE float straighten_toward_body(const ChainPose& pose, 
     w.effector = w.pos[0] + rotate(pose.effector, w.rot[0]);
     return moved;
 }
-SLANIM_ISA_DISPATCH(float, straighten_toward, (const ChainPose& pose, ChainWorld& w, Vec3 goal, EndRotation mode, std::span<const JointLimit> limits), (pose, w, goal, mode, limits))
 
-static SLANIM_ALWAYS_INLINE bool chain_reachable_body(const ChainPose& pose, const Target& target, EndRotation mode,
+bool chain_reachable(const ChainPose& pose, const Target& target, EndRotation mode,
                      Vec3 keep_offset) {
     const SegmentLengths s = segment_lengths(pose, mode);
     const float sum = s.sum;
@@ -223,7 +211,6 @@ static SLANIM_ALWAYS_INLINE bool chain_reachable_body(const ChainPose& pose, con
     const float inner = std::fmax(0.f, 2.f * longest - sum);
     return dist <= sum + kSlack && dist >= inner - kSlack;
 }
-SLANIM_ISA_DISPATCH(bool, chain_reachable, (const ChainPose& pose, const Target& target, EndRotation mode, Vec3 keep_offset), (pose, target, mode, keep_offset))
 
 void save_local_rotations(const ChainPose& pose, LocalRotations& out) {
     for (std::size_t k = 0; k < pose.local_rotations.size(); ++k) out[k] = pose.local_rotations[k];
@@ -250,14 +237,13 @@ void fill_report(SolveReport* report, int iterations, float initial_error, float
 
 namespace slanim::ik {
 
-static SLANIM_ALWAYS_INLINE Vec3 effector_position_body(const ChainPose& pose) {
+Vec3 effector_position(const ChainPose& pose) {
     detail::ChainWorld w;
     detail::forward_kinematics(pose, w);
     return w.effector;
 }
-SLANIM_ISA_DISPATCH(Vec3, effector_position, (const ChainPose& pose), (pose))
 
-static SLANIM_ALWAYS_INLINE float target_error_body(const Target& target, Vec3 effector) {
+float target_error(const Target& target, Vec3 effector) {
     if (target.kind == TargetKind::Plane) {
         const float len = length(target.normal);
         const Vec3 n = target.normal * (1.f / len);
@@ -265,6 +251,5 @@ static SLANIM_ALWAYS_INLINE float target_error_body(const Target& target, Vec3 e
     }
     return length(effector - target.point);
 }
-SLANIM_ISA_DISPATCH(float, target_error, (const Target& target, Vec3 effector), (target, effector))
 
 }  // namespace slanim::ik

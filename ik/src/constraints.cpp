@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "slanim/ik/constraints.hpp"
 
-#include "slanim/core/isa_dispatch.hpp"
-
 #include <chrono>
 #include <cmath>
 
@@ -271,26 +269,8 @@ bool ApplyConstraintsJob::validate() const {
     return std::isfinite(time) && std::isfinite(frame_dt) && std::isfinite(pose_weight);
 }
 
-namespace {
-
-/// run() after validate(), compiled twice (slanim/core/isa_dispatch.hpp).
-SLANIM_ALWAYS_INLINE bool apply_constraints(const ApplyConstraintsJob& self) {
-    const Skeleton* const skeleton = self.skeleton;
-    const std::span<const ConstraintDef> constraints = self.constraints;
-    const std::span<ConstraintState> states = self.states;
-    const int base_priority = self.base_priority;
-    const float time = self.time;
-    const float last_update_time = self.last_update_time;
-    const std::span<const std::uint8_t> joint_mask = self.joint_mask;
-    const float pose_weight = self.pose_weight;
-    const MotionClip* const clip = self.clip;
-    const float frame_dt = self.frame_dt;
-    const float pixel_area = self.pixel_area;
-    const GroundPlane& ground = self.ground;
-    const IkSettings& settings = self.settings;
-    const LocalPoseView& pose = self.pose;
-    const std::span<ConstraintReport> reports = self.reports;
-    const bool time_solves = self.time_solves;
+bool ApplyConstraintsJob::run() const {
+    if (!validate()) return false;
     const Skeleton& s = *skeleton;
     // 0xFF >> (7 − priority); a priority of −1 gives 0, which masks everything (viewer).
     const int prio = base_priority;
@@ -486,16 +466,6 @@ SLANIM_ALWAYS_INLINE bool apply_constraints(const ApplyConstraintsJob& self) {
         finish(ConstraintOutcome::Applied);
     }
     return true;
-}
-
-bool apply_constraints_baseline(const ApplyConstraintsJob& self) { return apply_constraints(self); }
-SLANIM_TARGET_AVX2 bool apply_constraints_avx2(const ApplyConstraintsJob& self) { return apply_constraints(self); }
-
-}  // namespace
-
-bool ApplyConstraintsJob::run() const {
-    if (!validate()) return false;
-    return use_avx2_copy() ? apply_constraints_avx2(*this) : apply_constraints_baseline(*this);
 }
 
 }  // namespace slanim::ik

@@ -18,8 +18,6 @@
 // next iteration starts from a pose the limits allow and the error is always that of a real pose.
 #include <cmath>
 
-#include "slanim/core/isa_dispatch.hpp"
-
 #include "chain_math.hpp"
 
 namespace slanim::ik {
@@ -82,14 +80,8 @@ float recover_rotations(const ChainPose& pose, ChainWorld& w, bool keep, const P
 
 bool FabrikJob::validate() const { return detail::valid_iterative_job(pose, target, settings); }
 
-namespace {
-
-/// run() after validate(), compiled twice (slanim/core/isa_dispatch.hpp).
-SLANIM_ALWAYS_INLINE bool solve_fabrik(const FabrikJob& self) {
-    const ChainPose& pose = self.pose;
-    const Target& target = self.target;
-    const SolveSettings& settings = self.settings;
-    SolveReport* const report = self.report;
+bool FabrikJob::run() const {
+    if (!validate()) return false;
     detail::SolveStart s(pose, settings.end_rotation);
     ChainWorld& w = s.w;
     const int last = w.n - 1;
@@ -187,16 +179,6 @@ SLANIM_ALWAYS_INLINE bool solve_fabrik(const FabrikJob& self) {
     detail::fill_report(report, iterations, initial_error, final_error, settings.tolerance,
                         reachable);
     return true;
-}
-
-bool solve_fabrik_baseline(const FabrikJob& self) { return solve_fabrik(self); }
-SLANIM_TARGET_AVX2 bool solve_fabrik_avx2(const FabrikJob& self) { return solve_fabrik(self); }
-
-}  // namespace
-
-bool FabrikJob::run() const {
-    if (!validate()) return false;
-    return use_avx2_copy() ? solve_fabrik_avx2(*this) : solve_fabrik_baseline(*this);
 }
 
 }  // namespace slanim::ik

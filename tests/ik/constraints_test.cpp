@@ -321,10 +321,10 @@ TEST(ConstraintRealData, EveryConstrainedAnimationEverySolver) {
     EXPECT_GT(checked_full, 100);
 }
 
-// The constraint job, the solvers and local-to-model run as a baseline copy or an AVX2 copy of
-// the same code (slanim/core/isa_dispatch.hpp): on every instruction set this CPU has, a playing
-// world's model poses have the scalar run's bits, for every solver, on the hand-to-chest motion
-// and on the first real constrained animations.
+// A playing world with constraints runs the dispatched kernels around the solvers (the
+// blender's fold, local-to-model, which the constraint job's world transforms match): on every
+// instruction set this CPU has, its model poses have the scalar run's bits, for every solver, on
+// the hand-to-chest motion and on the first real constrained animations.
 TEST(ConstraintIsa, EverySolverGivesTheSameBitsOnEveryInstructionSet) {
     const test::ActiveIsaGuard guard;
     std::vector<Motion> motions{arm_motion({hand_to_chest(0.f, 0.5f, 1.5f, 2.f)})};

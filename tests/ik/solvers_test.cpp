@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
@@ -12,7 +11,6 @@
 
 #include "slanim/core/math.hpp"
 #include "slanim/ik/solvers.hpp"
-#include "test_util.hpp"
 
 using namespace slanim;
 using namespace slanim::ik;
@@ -999,43 +997,4 @@ TEST(TwoBoneSolver, PoleAlongTheGoalAxisStillReaches) {
     ASSERT_TRUE(j.run());
     EXPECT_LT(r.error, 1e-4f);
     EXPECT_TRUE(r.converged);
-}
-
-// ---- Instruction sets -------------------------------------------------------------------------
-
-// The solvers and their chain math run as a baseline copy or an AVX2 copy of the same code
-// (slanim/core/isa_dispatch.hpp): every instruction set this CPU has gives the scalar run's bits,
-// on free and limited chains, reachable and unreachable point targets and planes.
-TEST(SolverIsa, EveryInstructionSetGivesTheSameBits) {
-    const test::ActiveIsaGuard guard;
-    std::mt19937 rng(23);
-    for (int trial = 0; trial < 60; ++trial) {
-        const TestChain start = random_chain(rng, 2 + trial % 5);
-        const EndRotation mode = trial % 2 ? EndRotation::Keep : EndRotation::Follow;
-        Target target = point(trial % 3 == 0 ? start.root + random_unit(rng) * (2.f * chain_reach(start))
-                                             : reachable_target(rng, start, mode));
-        if (trial % 7 == 0) target = {TargetKind::Plane, target.point, random_unit(rng)};
-        const auto limits = bone_limits(start, 0.6f, -1.f, 1.f);
-        const SolveSettings s = settings(40, mode, trial % 4 == 1 ? std::span<const JointLimit>(limits)
-                                                                  : std::span<const JointLimit>());
-        for (Algo algo : kAlgos) {
-            SCOPED_TRACE(name(algo) + " trial " + std::to_string(trial));
-            std::vector<Quat> want;
-            SolveReport want_report;
-            for (Isa isa : test::supported_isas()) {
-                ASSERT_TRUE(set_active_isa(isa));
-                TestChain c = start;
-                SolveReport r;
-                ASSERT_TRUE(solve(algo, c, target, s, &r)) << isa_name(isa);
-                if (isa == Isa::Scalar) {
-                    want = c.rot;
-                    want_report = r;
-                    continue;
-                }
-                EXPECT_EQ(std::memcmp(c.rot.data(), want.data(), want.size() * sizeof(Quat)), 0) << isa_name(isa);
-                EXPECT_EQ(r.iterations, want_report.iterations) << isa_name(isa);
-                EXPECT_EQ(std::memcmp(&r.error, &want_report.error, sizeof(float)), 0) << isa_name(isa);
-            }
-        }
-    }
 }

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 // A hot function compiled twice, for the x86-64 baseline (SSE2) and for AVX2 + FMA, with the copy
-// chosen at each call by active_isa() (slanim/core/isa.hpp). For the scalar kernels whose only
-// AVX2 gain is the VEX encoding (three-operand instructions, fewer register copies):
-// local-to-model and the IK chain math and solvers. Kernels with their own vector code per
-// instruction set (skinning, the blender's fold) dispatch on active_isa() themselves.
+// chosen at each call by active_isa() (slanim/core/isa.hpp). For SSE2 or scalar kernels whose
+// AVX2 gain is the VEX encoding (three-operand instructions, fewer register copies): today
+// local-to-model. Kernels with their own vector code per instruction set (skinning, the
+// blender's fold) dispatch on active_isa() themselves. Measure before adding a copy: the IK
+// solvers' AVX2 copies (GCC target_clones until 2026-11) ran 2–9 % slower than their baseline
+// code on this project's AVX-512 Intel Xeon test VM (docs/runtime-threading.md, "Instruction
+// sets"), so IK has none.
 //
 // Both copies perform the same float operations in the same order: the project builds with
 // -ffp-contract=off, which the target attribute keeps, so no a·b + c becomes an FMA and the
