@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "slanim/core/local_to_model.hpp"
 
-#include "slanim/core/isa_dispatch.hpp"
+#include "isa_dispatch.hpp"
 #include "slanim/core/skeleton.hpp"
 
 #if defined(__SSE2__) || defined(_M_X64)

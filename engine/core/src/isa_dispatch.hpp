@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // A hot function compiled twice, for the x86-64 baseline (SSE2) and for AVX2 + FMA, with the copy
-// chosen at each call by active_isa() (slanim/core/isa.hpp). For SSE2 or scalar kernels whose
+// chosen at each call by active_isa() (slanim/core/isa.hpp). Private to slanim::core. For SSE2 or scalar kernels whose
 // AVX2 gain is the VEX encoding (three-operand instructions, fewer register copies): today
 // local-to-model. Kernels with their own vector code per instruction set (skinning, the
 // blender's fold) dispatch on active_isa() themselves. Measure before adding a copy: the IK
@@ -17,10 +17,11 @@
 // (GCC's target_clones), the copies also work under ThreadSanitizer, whose runtime is not ready
 // when ifunc resolvers run.
 //
-// Pattern: an always-inline body, then SLANIM_ISA_DISPATCH for a free function, or by hand for a
-// member function:
-//     SLANIM_ALWAYS_INLINE float length_body(Vec3 v) { ... }
-//     SLANIM_ISA_DISPATCH(float, length_of, (Vec3 v), (v))
+// Pattern (engine/core/src/local_to_model.cpp):
+//     SLANIM_ALWAYS_INLINE void body(const Job& job) { ... }
+//     void run_baseline(const Job& job) { body(job); }
+//     SLANIM_TARGET_AVX2 void run_avx2(const Job& job) { body(job); }
+//     ... use_avx2_copy() ? run_avx2(job) : run_baseline(job);
 #pragma once
 
 #include "slanim/core/isa.hpp"
@@ -47,10 +48,3 @@ namespace slanim {
 [[nodiscard]] inline bool use_avx2_copy() { return SLANIM_HAS_AVX2_COPIES && active_isa() >= Isa::Avx2; }
 
 }  // namespace slanim
-
-/// Defines `ret name params` as a call of the always-inline `name##_body` (defined before, same
-/// parameters), in its AVX2 copy when use_avx2_copy(), else in its baseline copy. `args` names
-/// the parameters in parentheses. For functions with external or internal linkage alike.
-#define SLANIM_ISA_DISPATCH(ret, name, params, args)                                      \
-    SLANIM_TARGET_AVX2 static ret name##_avx2 params { return name##_body args; }         \
-    ret name params { return ::slanim::use_avx2_copy() ? name##_avx2 args : name##_body args; }
