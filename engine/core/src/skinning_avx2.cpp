@@ -30,28 +30,8 @@ SLANIM_INLINE void transpose4_in_lanes(__m256 a, __m256 b, __m256 c, __m256 d, _
     out[3] = _mm256_shuffle_ps(t1, t3, 0xEE);
 }
 
-SLANIM_INLINE bool aligned32(const float* p) { return (reinterpret_cast<std::uintptr_t>(p) & 31u) == 0; }
-
-/// True when every output stream is 32-byte aligned at vertex `v`, as non-temporal stores of 8
-/// floats need (the same then holds at v + 8k).
-SLANIM_INLINE bool outputs_aligned32(const KernelArgs& a, std::size_t v) {
-    bool ok = aligned32(a.opx + v) && aligned32(a.opy + v) && aligned32(a.opz + v);
-    if (a.nx) ok = ok && aligned32(a.onx + v) && aligned32(a.ony + v) && aligned32(a.onz + v);
-    return ok;
-}
-
-template <bool Stream>
-SLANIM_INLINE void store8(float* p, __m256 x) {
-    if constexpr (Stream) {
-        _mm256_stream_ps(p, x);
-    } else {
-        _mm256_storeu_ps(p, x);
-    }
-}
-
 /// Positions (and normals) of vertices [v, v + 8) by the SoA matrices E (E[r][c]: element
-/// (r, c) of the 8 vertices' matrices); Stream: non-temporal stores (outputs_aligned32 at v).
-template <bool Stream>
+/// (r, c) of the 8 vertices' matrices).
 SLANIM_INLINE void transform_e8(const __m256 (&E)[3][4], const KernelArgs& a, std::size_t v) {
     const __m256 px = _mm256_loadu_ps(a.px + v);
     const __m256 py = _mm256_loadu_ps(a.py + v);
@@ -76,18 +56,16 @@ SLANIM_INLINE void transform_e8(const __m256 (&E)[3][4], const KernelArgs& a, st
         const __m256 ys = _mm256_mul_ps(y, _mm256_fnmadd_ps(h, y, _mm256_set1_ps(1.5f)));
         const __m256 ok = _mm256_cmp_ps(len2, _mm256_set1_ps(kMinNormalLength2), _CMP_GT_OQ);
         const __m256 scale = _mm256_blendv_ps(_mm256_set1_ps(1.f), ys, ok);
-        store8<Stream>(a.onx + v, _mm256_mul_ps(n[0], scale));
-        store8<Stream>(a.ony + v, _mm256_mul_ps(n[1], scale));
-        store8<Stream>(a.onz + v, _mm256_mul_ps(n[2], scale));
+        _mm256_storeu_ps(a.onx + v, _mm256_mul_ps(n[0], scale));
+        _mm256_storeu_ps(a.ony + v, _mm256_mul_ps(n[1], scale));
+        _mm256_storeu_ps(a.onz + v, _mm256_mul_ps(n[2], scale));
     }
-    store8<Stream>(a.opx + v, o[0]);
-    store8<Stream>(a.opy + v, o[1]);
-    store8<Stream>(a.opz + v, o[2]);
+    _mm256_storeu_ps(a.opx + v, o[0]);
+    _mm256_storeu_ps(a.opy + v, o[1]);
+    _mm256_storeu_ps(a.opz + v, o[2]);
 }
 
-/// Positions (and normals) of vertices [v, v + 8) by the 8 blended matrices; Stream:
-/// non-temporal stores (outputs_aligned32 at v).
-template <bool Stream = false>
+/// Positions (and normals) of vertices [v, v + 8) by the 8 blended matrices.
 SLANIM_INLINE void transform8(const __m256 (&Y)[8], const __m128 (&X)[8], const KernelArgs& a, std::size_t v) {
     // Rows 0 and 1: vertices 0..3 and 4..7 transposed in lanes, then lanes recombined.
     __m256 T0[4], T1[4], E[3][4];
@@ -103,7 +81,7 @@ SLANIM_INLINE void transform8(const __m256 (&Y)[8], const __m128 (&X)[8], const 
 #pragma GCC unroll 4
     for (int k = 0; k < 4; ++k) Z[k] = _mm256_insertf128_ps(_mm256_castps128_ps256(X[k]), X[k + 4], 1);
     transpose4_in_lanes(Z[0], Z[1], Z[2], Z[3], E[2]);
-    transform_e8<Stream>(E, a, v);
+    transform_e8(E, a, v);
 }
 
 }  // namespace
@@ -186,7 +164,7 @@ SLANIM_INLINE int window8(const std::uint8_t* rd) {
 /// indices lie in [first, first + 8) reads row e of the palette there once and permutes it by
 /// each influence's index vector, then w0·M0 and an FMA per further influence, the gather
 /// path's operations per element, so both give the same bits.
-template <int K, bool Stream>
+template <int K>
 SLANIM_INLINE void skin_half_permute(const float* T, std::size_t first, const std::uint8_t* rd, int shift,
                                      const float* wd, const KernelArgs& a, std::size_t v) {
     __m256i idx[K];
@@ -206,10 +184,10 @@ SLANIM_INLINE void skin_half_permute(const float* T, std::size_t first, const st
         for (int k = 1; k < K; ++k) acc = _mm256_fmadd_ps(w[k], _mm256_permutevar8x32_ps(row, idx[k]), acc);
         E[e / 4][e % 4] = acc;
     }
-    transform_e8<Stream>(E, a, v);
+    transform_e8(E, a, v);
 }
 
-template <int K, bool U16, bool Stream>
+template <int K, bool U16>
 std::size_t skin_packed_k_avx2(const KernelArgs& a) {
     const float* M = a.matrices;
     // Palettes of ≤ 128 matrices: half blocks whose indices fit a window of 8 take the permute
@@ -239,7 +217,7 @@ std::size_t skin_packed_k_avx2(const KernelArgs& a) {
         if (permute) {
             const int first = window8<K>(rd);
             if (first >= 0) {
-                skin_half_permute<K, Stream>(T, base + static_cast<std::uint32_t>(first), rd, first, wd, a, v);
+                skin_half_permute<K>(T, base + static_cast<std::uint32_t>(first), rd, first, wd, a, v);
                 continue;
             }
         }
@@ -270,26 +248,39 @@ std::size_t skin_packed_k_avx2(const KernelArgs& a) {
             Y[l] = y;
             X[l] = x;
         }
-        transform8<Stream>(Y, X, a, v);
+        transform8(Y, X, a, v);
     }
-    if constexpr (Stream) _mm_sfence();
     return v;
 }
 
-template <bool U16, bool Stream>
+template <bool U16>
 std::size_t skin_packed_u_avx2(const KernelArgs& a) {
     switch (a.influences) {
-        case 1: return skin_packed_k_avx2<1, U16, Stream>(a);
-        case 2: return skin_packed_k_avx2<2, U16, Stream>(a);
-        case 3: return skin_packed_k_avx2<3, U16, Stream>(a);
-        default: return skin_packed_k_avx2<4, U16, Stream>(a);
+        case 1: return skin_packed_k_avx2<1, U16>(a);
+        case 2: return skin_packed_k_avx2<2, U16>(a);
+        case 3: return skin_packed_k_avx2<3, U16>(a);
+        default: return skin_packed_k_avx2<4, U16>(a);
     }
 }
 
-/// The SL-encoding kernel: per vertex, M[i] + f·(M[j] − M[i]) with i = floor(w), j = min(i + 1,
-/// last), f = w − floor(w).
-template <bool Stream>
-std::size_t skin_sl_k_avx2(const KernelArgs& a) {
+}  // namespace
+
+std::size_t skin4_avx2(const KernelArgs& a) {
+    switch (a.influences) {
+        case 1: return skin_k_avx2<1>(a);
+        case 2: return skin_k_avx2<2>(a);
+        case 3: return skin_k_avx2<3>(a);
+        default: return skin_k_avx2<4>(a);
+    }
+}
+
+// No non-temporal stores here (KernelArgs::streaming_stores is ignored): tried, they made the
+// compute-bound AVX2 packed kernel slower (50k vertices × 4 influences: 137 → 149 µs).
+std::size_t skin_packed_avx2(const KernelArgs& a) {
+    return a.unorm16 ? skin_packed_u_avx2<true>(a) : skin_packed_u_avx2<false>(a);
+}
+
+std::size_t skin_sl_avx2(const KernelArgs& a) {
     const float* M = a.matrices;
     const __m256 last_f = _mm256_set1_ps(static_cast<float>(a.num_matrices - 1));
     const __m256i last_i = _mm256_set1_epi32(static_cast<int>(a.num_matrices - 1));
@@ -317,34 +308,9 @@ std::size_t skin_sl_k_avx2(const KernelArgs& a) {
             Y[k] = _mm256_fmadd_ps(f, _mm256_sub_ps(_mm256_load_ps(mj), yi), yi);
             X[k] = _mm_fmadd_ps(_mm256_castps256_ps128(f), _mm_sub_ps(_mm_load_ps(mj + 8), xi), xi);
         }
-        transform8<Stream>(Y, X, a, v);
+        transform8(Y, X, a, v);
     }
-    if constexpr (Stream) _mm_sfence();
     return v;
-}
-
-}  // namespace
-
-std::size_t skin4_avx2(const KernelArgs& a) {
-    switch (a.influences) {
-        case 1: return skin_k_avx2<1>(a);
-        case 2: return skin_k_avx2<2>(a);
-        case 3: return skin_k_avx2<3>(a);
-        default: return skin_k_avx2<4>(a);
-    }
-}
-
-std::size_t skin_packed_avx2(const KernelArgs& a) {
-    // Non-temporal stores, as the AVX-512 kernel: begin is a multiple of 16, so aligned streams
-    // stay aligned block after block.
-    const bool stream = a.streaming_stores && outputs_aligned32(a, a.begin);
-    if (a.unorm16) return stream ? skin_packed_u_avx2<true, true>(a) : skin_packed_u_avx2<true, false>(a);
-    return stream ? skin_packed_u_avx2<false, true>(a) : skin_packed_u_avx2<false, false>(a);
-}
-
-std::size_t skin_sl_avx2(const KernelArgs& a) {
-    // A slice may start anywhere: non-temporal stores only where its first vertex is aligned.
-    return a.streaming_stores && outputs_aligned32(a, a.begin) ? skin_sl_k_avx2<true>(a) : skin_sl_k_avx2<false>(a);
 }
 
 }  // namespace slanim::skin_detail
