@@ -133,14 +133,16 @@ std::size_t skin_k_avx2(const KernelArgs& a) {
 
 /// The permute path's palette: T[e · stride + i] = element e (row-major 3×4) of matrix i, for
 /// palettes of ≤ kPermutePalette matrices; zero past the palette, so that a window of 8 starting
-/// at any used index stays inside the table.
+/// at any used index stays inside the table. stride = permute_stride(n).
 constexpr std::uint32_t kPermutePalette = 128;
-constexpr std::size_t kPermuteStride = kPermutePalette + 8;
+constexpr std::size_t kPermuteStride = kPermutePalette + 8;  // the largest stride
 
-void transpose_palette8(const float* M, std::uint32_t n, float* T) {
+SLANIM_INLINE std::size_t permute_stride(std::uint32_t n) { return (std::size_t{n} + 15) & ~std::size_t{7}; }
+
+void transpose_palette8(const float* M, std::uint32_t n, float* T, std::size_t stride) {
     for (std::size_t e = 0; e < 12; ++e) {
-        float* row = T + e * kPermuteStride;
-        for (std::size_t i = 0; i < kPermuteStride; ++i) row[i] = i < n ? M[16 * i + e] : 0.f;
+        float* row = T + e * stride;
+        for (std::size_t i = 0; i < stride; ++i) row[i] = i < n ? M[16 * i + e] : 0.f;
     }
 }
 
@@ -165,8 +167,8 @@ SLANIM_INLINE int window8(const std::uint8_t* rd) {
 /// each influence's index vector, then w0·M0 and an FMA per further influence, the gather
 /// path's operations per element, so both give the same bits.
 template <int K>
-SLANIM_INLINE void skin_half_permute(const float* T, std::size_t first, const std::uint8_t* rd, int shift,
-                                     const float* wd, const KernelArgs& a, std::size_t v) {
+SLANIM_INLINE void skin_half_permute(const float* T, std::size_t stride, std::size_t first, const std::uint8_t* rd,
+                                     int shift, const float* wd, const KernelArgs& a, std::size_t v) {
     __m256i idx[K];
     __m256 w[K];
 #pragma GCC unroll 4
@@ -178,7 +180,7 @@ SLANIM_INLINE void skin_half_permute(const float* T, std::size_t first, const st
     __m256 E[3][4];
 #pragma GCC unroll 12
     for (int e = 0; e < 12; ++e) {
-        const __m256 row = _mm256_loadu_ps(T + static_cast<std::size_t>(e) * kPermuteStride + first);
+        const __m256 row = _mm256_loadu_ps(T + static_cast<std::size_t>(e) * stride + first);
         __m256 acc = _mm256_mul_ps(w[0], _mm256_permutevar8x32_ps(row, idx[0]));
 #pragma GCC unroll 3
         for (int k = 1; k < K; ++k) acc = _mm256_fmadd_ps(w[k], _mm256_permutevar8x32_ps(row, idx[k]), acc);
@@ -194,7 +196,8 @@ std::size_t skin_packed_k_avx2(const KernelArgs& a) {
     // path (12·K permutes, no per-vertex matrix loads, no transpose); the others gather.
     alignas(32) float T[12 * kPermuteStride];
     const bool permute = a.num_matrices <= kPermutePalette && a.end - a.begin >= 64;
-    if (permute) transpose_palette8(M, a.num_matrices, T);
+    const std::size_t stride = permute_stride(a.num_matrices);
+    if (permute) transpose_palette8(M, a.num_matrices, T, stride);
     std::size_t v = a.begin;
     // Half blocks of 8 vertices (begin is a multiple of 16).
     for (; v + 8 <= a.end; v += 8) {
@@ -217,7 +220,7 @@ std::size_t skin_packed_k_avx2(const KernelArgs& a) {
         if (permute) {
             const int first = window8<K>(rd);
             if (first >= 0) {
-                skin_half_permute<K>(T, base + static_cast<std::uint32_t>(first), rd, first, wd, a, v);
+                skin_half_permute<K>(T, stride, base + static_cast<std::uint32_t>(first), rd, first, wd, a, v);
                 continue;
             }
         }
@@ -280,18 +283,70 @@ std::size_t skin_packed_avx2(const KernelArgs& a) {
     return a.unorm16 ? skin_packed_u_avx2<true>(a) : skin_packed_u_avx2<false>(a);
 }
 
+namespace {
+
+/// The SL permute path's tables: rows 0..11 the palette M as in transpose_palette8, rows 12..23
+/// D[i] = M[min(i + 1, last)] − M[i], the subtraction the gather path does per vertex.
+void sl_palette_tables(const float* M, std::uint32_t n, float* T, std::size_t stride) {
+    transpose_palette8(M, n, T, stride);
+    for (std::size_t e = 0; e < 12; ++e) {
+        const float* m = T + e * stride;
+        float* d = T + (12 + e) * stride;
+        for (std::size_t i = 0; i < stride; ++i) d[i] = i < n ? m[i + 1 < n ? i + 1 : i] - m[i] : 0.f;
+    }
+}
+
+/// Smallest and largest of 8 int32 lanes.
+SLANIM_INLINE void lane_range(__m256i x, int& mn, int& mx) {
+    __m128i lo = _mm_min_epi32(_mm256_castsi256_si128(x), _mm256_extracti128_si256(x, 1));
+    __m128i hi = _mm_max_epi32(_mm256_castsi256_si128(x), _mm256_extracti128_si256(x, 1));
+    lo = _mm_min_epi32(lo, _mm_shuffle_epi32(lo, 0x4E));
+    hi = _mm_max_epi32(hi, _mm_shuffle_epi32(hi, 0x4E));
+    lo = _mm_min_epi32(lo, _mm_shuffle_epi32(lo, 0xB1));
+    hi = _mm_max_epi32(hi, _mm_shuffle_epi32(hi, 0xB1));
+    mn = _mm_cvtsi128_si32(lo);
+    mx = _mm_cvtsi128_si32(hi);
+}
+
+}  // namespace
+
 std::size_t skin_sl_avx2(const KernelArgs& a) {
     const float* M = a.matrices;
     const __m256 last_f = _mm256_set1_ps(static_cast<float>(a.num_matrices - 1));
     const __m256i last_i = _mm256_set1_epi32(static_cast<int>(a.num_matrices - 1));
     alignas(32) std::uint32_t oi[8], oj[8];
     alignas(32) float fr[8];
+    // Lists of ≤ 128 entries (the SL meshes have ≤ 15): a half block whose entries lie within 8
+    // builds element e of its matrices as f·permute(D) + permute(M), from two row loads and two
+    // permutes; the others gather.
+    alignas(32) float T[24 * kPermuteStride];
+    const bool permute = a.num_matrices <= kPermutePalette && a.end - a.begin >= 64;
+    const std::size_t stride = permute_stride(a.num_matrices);
+    if (permute) sl_palette_tables(M, a.num_matrices, T, stride);
     std::size_t v = a.begin;
     for (; v + 8 <= a.end; v += 8) {
         const __m256 w = _mm256_loadu_ps(a.sl_weights + v);
         const __m256 fl = _mm256_floor_ps(w);
         const __m256 flc = _mm256_min_ps(_mm256_max_ps(fl, _mm256_setzero_ps()), last_f);
         const __m256i i = _mm256_cvttps_epi32(flc);
+        if (permute) {
+            int mn = 0, mx = 0;
+            lane_range(i, mn, mx);
+            if (mx - mn < 8) {
+                const __m256i idx = _mm256_sub_epi32(i, _mm256_set1_epi32(mn));
+                const __m256 f = _mm256_sub_ps(w, fl);
+                const float* t = T + mn;
+                __m256 E[3][4];
+#pragma GCC unroll 12
+                for (int e = 0; e < 12; ++e) {
+                    const __m256 m = _mm256_permutevar8x32_ps(_mm256_loadu_ps(t + e * stride), idx);
+                    const __m256 d = _mm256_permutevar8x32_ps(_mm256_loadu_ps(t + (12 + e) * stride), idx);
+                    E[e / 4][e % 4] = _mm256_fmadd_ps(f, d, m);
+                }
+                transform_e8(E, a, v);
+                continue;
+            }
+        }
         const __m256i j = _mm256_min_epi32(_mm256_add_epi32(i, _mm256_set1_epi32(1)), last_i);
         _mm256_store_si256(reinterpret_cast<__m256i*>(oi), _mm256_slli_epi32(i, 4));
         _mm256_store_si256(reinterpret_cast<__m256i*>(oj), _mm256_slli_epi32(j, 4));
