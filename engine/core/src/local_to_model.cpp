@@ -124,7 +124,8 @@ SLANIM_ALWAYS_INLINE void run_depths(const LocalToModelJob& job) {
 
 void run_scalar(const LocalToModelJob& job) { run_depths<false>(job); }
 void run_sse2(const LocalToModelJob& job) { run_depths<true>(job); }
-// The same code for AVX2: VEX encoding, the same bits, ~25 % faster (docs/runtime-threading.md).
+// The same code for AVX2: VEX encoding, the same bits; ~4 % faster than run_sse2 on the test VM
+// (docs/runtime-threading.md, "Instruction sets").
 SLANIM_TARGET_AVX2 void run_avx2(const LocalToModelJob& job) { run_depths<true>(job); }
 
 }  // namespace
