@@ -24,6 +24,8 @@
 //        joint of the 214-joint skeleton offered with add_layer (as MotionController offers a
 //        motion), and blend_and_apply: the figure to set against ozz's BlendingJob.
 //   BM_Blend4x214/slanim_states — the same states offered one by one (856 add() calls).
+//        Both rows run on the instruction set active_isa() names (their label says which): the
+//        best the CPU has, or lower with SLANIM_ISA=avx512|avx2|sse2|scalar in the environment.
 //   BM_LocalToModel214/slanim — LocalToModelJob over 214 joints.
 //   BM_Memcpy256MB/threads:T — the machine's memory traffic (a 256 MB memcpy per thread, T
 //        threads at once; bytes_per_second sums both directions), to read the skinned rows.
@@ -41,6 +43,7 @@
 
 #include "slanim/appearance/visual_params.hpp"
 #include "slanim/core/blend.hpp"
+#include "slanim/core/isa.hpp"
 #include "slanim/core/local_to_model.hpp"
 #include "slanim/formats/anim_codec.hpp"
 #include "slanim/formats/skeleton_xml.hpp"
@@ -256,6 +259,7 @@ void bm_blend(benchmark::State& state) {
         b.blend_and_apply({lp, lr, ls});
         benchmark::ClobberMemory();
     }
+    state.SetLabel(std::string("isa ") + isa_name(active_isa()));
 }
 
 // The same four layers offered as layers (PoseBlender::add_layer, as MotionController does
@@ -285,6 +289,7 @@ void bm_blend_layers(benchmark::State& state) {
         b.blend_and_apply({lp, lr, ls});
         benchmark::ClobberMemory();
     }
+    state.SetLabel(std::string("isa ") + isa_name(active_isa()));
 }
 
 void bm_l2m(benchmark::State& state) {

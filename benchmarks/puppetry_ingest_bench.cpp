@@ -37,11 +37,11 @@ std::vector<std::vector<std::uint8_t>> make_datagrams(int frame) {
         (void)enc.encode(ev, blocks);
         std::vector<std::span<const std::uint8_t>> spans;
         for (std::size_t i = 0; i < blocks.size(); ++i) spans.push_back(blocks[i]);
-        puppetry_net::AgentId id;
+        puppetry::AgentId id;
         id.bytes[0] = static_cast<std::uint8_t>(a);
         id.bytes[1] = static_cast<std::uint8_t>(a >> 8);
         std::vector<std::uint8_t> dg;
-        (void)puppetry_net::encode_blocks(id, spans, dg);
+        (void)puppetry::encode_blocks(id, spans, dg);
         out.push_back(std::move(dg));
     }
     return out;
@@ -53,7 +53,7 @@ void BM_PuppetryDecodeOnly_1000Avatars(benchmark::State& state) {
     std::size_t f = 0, joints = 0;
     for (auto _ : state) {
         for (const auto& dg : frames[f & 1]) {
-            auto d = puppetry_net::decode_datagram(dg);
+            auto d = puppetry::decode_datagram(dg);
             for (const auto block : d->blocks) {
                 events.clear();
                 (void)decode_puppetry_block(block, PuppetryLayout::Viewer, events);
@@ -75,7 +75,7 @@ void BM_PuppetryIngest_1000Avatars(benchmark::State& state) {
     const auto skel = Skeleton::default_skeleton();
     for (int a = 0; a < kAvatars; ++a) {
         const Entity e = world.create_avatar(skel);
-        puppetry_net::AgentId id;
+        puppetry::AgentId id;
         id.bytes[0] = static_cast<std::uint8_t>(a);
         id.bytes[1] = static_cast<std::uint8_t>(a >> 8);
         rt->bind_agent(world, id, e);

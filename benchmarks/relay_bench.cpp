@@ -15,7 +15,7 @@
 #include "slanim/puppetry/event_block.hpp"
 
 using namespace slanim;
-namespace pn = slanim::puppetry_net;
+namespace pn = slanim::puppetry;
 
 namespace {
 

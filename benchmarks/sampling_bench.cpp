@@ -33,6 +33,7 @@
 #include "slanim/core/local_to_model.hpp"
 #include "slanim/core/math.hpp"
 #include "slanim/core/motion.hpp"
+#include "slanim/core/sampling.hpp"
 #include "slanim/core/skeleton.hpp"
 #include "slanim/runtime/motion_controller.hpp"
 #include "slanim/runtime/world.hpp"

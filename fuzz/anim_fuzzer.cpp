@@ -40,6 +40,7 @@
 #include "fuzz_check.hpp"
 #include "slanim/formats/anim.hpp"
 #include "slanim/core/clip.hpp"
+#include "slanim/core/sampling.hpp"
 #include "slanim/core/math.hpp"
 #include "slanim/core/motion.hpp"
 #include "slanim/core/skeleton.hpp"

@@ -43,7 +43,7 @@
 namespace {
 
 using namespace slanim;
-namespace pn = slanim::puppetry_net;
+namespace pn = slanim::puppetry;
 
 constexpr const char* kFuzzTarget = "slanim_fuzz_relay_bus";
 

@@ -53,7 +53,7 @@
 namespace {
 
 using namespace slanim;
-namespace pn = slanim::puppetry_net;
+namespace pn = slanim::puppetry;
 
 constexpr std::size_t kAgents = 4, kSubs = 3, kMutes = 3;
 

@@ -10,12 +10,33 @@
 #include <vector>
 
 #include "slanim/core/clip.hpp"
+#include "slanim/core/isa.hpp"
 #include "slanim/core/motion.hpp"
 #include "slanim/core/skeleton.hpp"
 
 namespace slanim::test {
 
 inline const Skeleton& skel() { return *Skeleton::default_skeleton(); }
+
+/// Every instruction set this CPU and build run: Scalar up to detected_isa(), in order.
+inline std::vector<Isa> supported_isas() {
+    std::vector<Isa> out;
+    for (int i = 0; i <= static_cast<int>(detected_isa()); ++i) out.push_back(static_cast<Isa>(i));
+    return out;
+}
+
+/// Restores active_isa() to what it was at construction (tests that loop over
+/// supported_isas() with set_active_isa, also when an assertion returns early).
+class ActiveIsaGuard {
+public:
+    ActiveIsaGuard() : before_(active_isa()) {}
+    ~ActiveIsaGuard() { set_active_isa(before_); }
+    ActiveIsaGuard(const ActiveIsaGuard&) = delete;
+    ActiveIsaGuard& operator=(const ActiveIsaGuard&) = delete;
+
+private:
+    Isa before_;
+};
 
 /// A joint with rotation keys (time, z-angle degrees) and optional position keys.
 inline MotionJoint rot_joint(const std::string& name, std::vector<std::pair<float, float>> z_deg,

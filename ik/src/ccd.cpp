@@ -5,8 +5,6 @@
 // the shortest arc that points joint→effector at joint→goal, which is the single-joint optimum.
 #include <cmath>
 
-#include "slanim/core/multiversion.hpp"
-
 #include "chain_math.hpp"
 
 namespace slanim::ik {
@@ -70,7 +68,7 @@ Quat triangulation_arc(Vec3 root, Vec3 joint, Vec3 aim, Vec3 goal) {
 
 bool CcdJob::validate() const { return detail::valid_iterative_job(pose, target, settings); }
 
-SLANIM_AVX2_CLONES bool CcdJob::run() const {
+bool CcdJob::run() const {
     if (!validate()) return false;
     detail::SolveStart s(pose, settings.end_rotation);
     ChainWorld& w = s.w;

@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "chain_math.hpp"
 
-#include "slanim/core/multiversion.hpp"
-
 #include <cmath>
 
 namespace slanim::ik::detail {
 
-SLANIM_AVX2_CLONES void forward_kinematics(const ChainPose& pose, ChainWorld& w) {
+void forward_kinematics(const ChainPose& pose, ChainWorld& w) {
     const int n = static_cast<int>(pose.local_rotations.size());
     w.n = n;
     w.pos[n - 1] = pose.root_position;
@@ -15,7 +13,7 @@ SLANIM_AVX2_CLONES void forward_kinematics(const ChainPose& pose, ChainWorld& w)
     update_below(pose, w, n - 1);
 }
 
-SLANIM_AVX2_CLONES void update_below(const ChainPose& pose, ChainWorld& w, int from) {
+void update_below(const ChainPose& pose, ChainWorld& w, int from) {
     for (int k = from - 1; k >= 0; --k) {
         w.pos[k] = w.pos[k + 1] + rotate(pose.offsets[k], w.rot[k + 1]);
         w.rot[k] = ll_mul(pose.local_rotations[k], w.rot[k + 1]);
@@ -70,13 +68,13 @@ void finish_end_rotation(const ChainPose& pose, const ChainWorld& w, EndRotation
 }
 
 
-SLANIM_AVX2_CLONES Vec3 normalized_or(Vec3 v, Vec3 fallback) {
+Vec3 normalized_or(Vec3 v, Vec3 fallback) {
     const float len = length(v);
     if (!(len > kTinyLength) || !std::isfinite(len)) return fallback;
     return v * (1.f / len);
 }
 
-SLANIM_AVX2_CLONES Vec3 any_perpendicular(Vec3 v) {
+Vec3 any_perpendicular(Vec3 v) {
     // Cross with the coordinate axis least aligned with v: never near-parallel.
     const float ax = std::fabs(v.x), ay = std::fabs(v.y), az = std::fabs(v.z);
     const Vec3 axis = (ax <= ay && ax <= az) ? Vec3{1.f, 0.f, 0.f}
@@ -88,7 +86,7 @@ SLANIM_AVX2_CLONES Vec3 any_perpendicular(Vec3 v) {
 Quat aim_arc(Vec3 from, Vec3 to, Vec3 hint) { return aim_arc_impl(from, to, &hint); }
 Quat aim_arc(Vec3 from, Vec3 to) { return aim_arc_impl(from, to, nullptr); }
 
-SLANIM_AVX2_CLONES Quat aim_arc_impl(Vec3 from, Vec3 to, const Vec3* given_hint) {
+Quat aim_arc_impl(Vec3 from, Vec3 to, const Vec3* given_hint) {
     const float la = length(from);
     const float lb = length(to);
     if (!(la > kTinyLength) || !(lb > kTinyLength)) return Quat::identity();
@@ -109,7 +107,7 @@ SLANIM_AVX2_CLONES Quat aim_arc_impl(Vec3 from, Vec3 to, const Vec3* given_hint)
     return unit(Quat{x.x, x.y, x.z, 1.f + c});
 }
 
-SLANIM_AVX2_CLONES float rotation_angle_between(Quat a, Quat b) {
+float rotation_angle_between(Quat a, Quat b) {
     // Vector part of a ⊗ b⁻¹ is sin(θ/2)·axis: atan2 keeps small angles precise where
     // acos(|a·b|) would round them to 0.
     const Quat r = hamilton(a, conjugate(b));
@@ -122,7 +120,7 @@ SLANIM_AVX2_CLONES float rotation_angle_between(Quat a, Quat b) {
     return 2.f * std::atan2(s, w);
 }
 
-SLANIM_AVX2_CLONES float commit_world_rotation(const ChainPose& pose, ChainWorld& w, int k, Quat new_world,
+float commit_world_rotation(const ChainPose& pose, ChainWorld& w, int k, Quat new_world,
                             std::span<const JointLimit> limits) {
     const Quat parent = parent_world(pose, w, k);
     Quat local = unit(ll_mul(new_world, conjugate(parent)));
@@ -149,7 +147,7 @@ Vec3 plane_normal(const Target& target) {
     return normalized_or(target.normal, Vec3{0.f, 0.f, 1.f});
 }
 
-SLANIM_AVX2_CLONES SegmentLengths segment_lengths(const ChainPose& pose, EndRotation mode) {
+SegmentLengths segment_lengths(const ChainPose& pose, EndRotation mode) {
     SegmentLengths s;
     const std::size_t n = pose.local_rotations.size();
     for (std::size_t k = 0; k + 1 < n; ++k) {
@@ -163,7 +161,7 @@ SLANIM_AVX2_CLONES SegmentLengths segment_lengths(const ChainPose& pose, EndRota
     return s;
 }
 
-SLANIM_AVX2_CLONES bool straight_goal(const Target& target, Vec3 root, Vec3 keep_offset, float reach, float slack,
+bool straight_goal(const Target& target, Vec3 root, Vec3 keep_offset, float reach, float slack,
                    Vec3& goal) {
     const Vec3 p = target.point - keep_offset;
     if (target.kind == TargetKind::Plane) {
@@ -178,7 +176,7 @@ SLANIM_AVX2_CLONES bool straight_goal(const Target& target, Vec3 root, Vec3 keep
     return true;
 }
 
-SLANIM_AVX2_CLONES float straighten_toward(const ChainPose& pose, ChainWorld& w, Vec3 goal, EndRotation mode,
+float straighten_toward(const ChainPose& pose, ChainWorld& w, Vec3 goal, EndRotation mode,
                         std::span<const JointLimit> limits) {
     float moved = 0.f;
     for (int k = w.n - 1; k >= 1; --k) {
@@ -198,7 +196,7 @@ SLANIM_AVX2_CLONES float straighten_toward(const ChainPose& pose, ChainWorld& w,
     return moved;
 }
 
-SLANIM_AVX2_CLONES bool chain_reachable(const ChainPose& pose, const Target& target, EndRotation mode,
+bool chain_reachable(const ChainPose& pose, const Target& target, EndRotation mode,
                      Vec3 keep_offset) {
     const SegmentLengths s = segment_lengths(pose, mode);
     const float sum = s.sum;
@@ -239,13 +237,13 @@ void fill_report(SolveReport* report, int iterations, float initial_error, float
 
 namespace slanim::ik {
 
-SLANIM_AVX2_CLONES Vec3 effector_position(const ChainPose& pose) {
+Vec3 effector_position(const ChainPose& pose) {
     detail::ChainWorld w;
     detail::forward_kinematics(pose, w);
     return w.effector;
 }
 
-SLANIM_AVX2_CLONES float target_error(const Target& target, Vec3 effector) {
+float target_error(const Target& target, Vec3 effector) {
     if (target.kind == TargetKind::Plane) {
         const float len = length(target.normal);
         const Vec3 n = target.normal * (1.f / len);

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "slanim/ik/constraints.hpp"
 
-#include "slanim/core/multiversion.hpp"
-
 #include <chrono>
 #include <cmath>
 
@@ -271,7 +269,7 @@ bool ApplyConstraintsJob::validate() const {
     return std::isfinite(time) && std::isfinite(frame_dt) && std::isfinite(pose_weight);
 }
 
-SLANIM_AVX2_CLONES bool ApplyConstraintsJob::run() const {
+bool ApplyConstraintsJob::run() const {
     if (!validate()) return false;
     const Skeleton& s = *skeleton;
     // 0xFF >> (7 − priority); a priority of −1 gives 0, which masks everything (viewer).

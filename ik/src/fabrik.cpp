@@ -18,8 +18,6 @@
 // next iteration starts from a pose the limits allow and the error is always that of a real pose.
 #include <cmath>
 
-#include "slanim/core/multiversion.hpp"
-
 #include "chain_math.hpp"
 
 namespace slanim::ik {
@@ -82,7 +80,7 @@ float recover_rotations(const ChainPose& pose, ChainWorld& w, bool keep, const P
 
 bool FabrikJob::validate() const { return detail::valid_iterative_job(pose, target, settings); }
 
-SLANIM_AVX2_CLONES bool FabrikJob::run() const {
+bool FabrikJob::run() const {
     if (!validate()) return false;
     detail::SolveStart s(pose, settings.end_rotation);
     ChainWorld& w = s.w;

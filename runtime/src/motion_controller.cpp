@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: MIT
 // LLMotionController / LLMotion / LLKeyframeMotion controller logic (spec §2.2, §2.3, §3).
 #include "slanim/runtime/motion_controller.hpp"
-#include "job_check.hpp"
-
-#include "slanim/core/multiversion.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+
+#include "job_check.hpp"
 
 namespace slanim {
 
@@ -443,7 +442,7 @@ void MotionController::update_custom(MotionInstance& m, const PoseInput& pose) {
     if (!alive && (!m.stopped || m.stop_time > anim_time_)) stop_instance(m, false);
 }
 
-SLANIM_AVX2_CLONES void MotionController::blend(const LocalPose& pose, BlendScratch& scratch) {
+void MotionController::blend(const LocalPose& pose, BlendScratch& scratch) {
     PoseBlender& blender = scratch.blender;
     if (blender.num_joints() < skeleton_->num_joints()) blender.resize(skeleton_->num_joints());
     bool external_done = external_states_.empty();

@@ -556,7 +556,7 @@ struct PuppetryRuntime::Avatar {
     PuppetryPlayback playback;
     struct Pending {
         std::uint8_t size = 0;
-        std::array<std::uint8_t, puppetry_net::kMaxBlockSize> bytes{};
+        std::array<std::uint8_t, puppetry::kMaxBlockSize> bytes{};
     };
     std::vector<Pending> pending;  // ring of the newest blocks since the last ingest
     std::size_t head = 0, count = 0;
@@ -627,7 +627,7 @@ bool PuppetryRuntime::receive_block(Entity e, std::span<const std::uint8_t> bloc
     if (!a) return false;
     PuppetryStats& st = a->playback.stats();
     ++st.blocks_received;
-    if (block.empty() || block.size() > puppetry_net::kMaxBlockSize) {
+    if (block.empty() || block.size() > puppetry::kMaxBlockSize) {
         ++st.blocks_malformed;
         return true;
     }
@@ -645,13 +645,13 @@ bool PuppetryRuntime::receive_block(Entity e, std::span<const std::uint8_t> bloc
 }
 
 void PuppetryRuntime::receive_datagram(std::span<const std::uint8_t> datagram) {
-    puppetry_net::DatagramFault fault = puppetry_net::DatagramFault::Short;
-    auto d = puppetry_net::decode_datagram(datagram, &fault);
+    puppetry::DatagramFault fault = puppetry::DatagramFault::Short;
+    auto d = puppetry::decode_datagram(datagram, &fault);
     if (!d) {
         reject_datagram(fault);
         return;
     }
-    if (d->kind != puppetry_net::DatagramKind::Blocks) return;  // position reports: relay only
+    if (d->kind != puppetry::DatagramKind::Blocks) return;  // position reports: relay only
     Entity target = default_avatar_;
     for (const auto& [id, ent] : agents_)
         if (id == d->agent) target = ent;
@@ -662,7 +662,7 @@ void PuppetryRuntime::receive_datagram(std::span<const std::uint8_t> datagram) {
     for (const auto block : d->blocks) receive_block(target, block);
 }
 
-void PuppetryRuntime::reject_datagram(puppetry_net::DatagramFault why) {
+void PuppetryRuntime::reject_datagram(puppetry::DatagramFault why) {
     ++malformed_datagrams_;
     ++datagram_faults_[static_cast<std::size_t>(why)];
 }
@@ -688,7 +688,7 @@ std::string PuppetryRuntime::report(Entity e) {
     for (std::size_t i = 0; i < datagram_faults_.size(); ++i) {
         if (datagram_faults_[i] == 0) continue;
         reasons += fmt::format("{}{} {}", reasons.empty() ? "" : ", ",
-                               puppetry_net::datagram_fault_name(static_cast<puppetry_net::DatagramFault>(i)),
+                               puppetry::datagram_fault_name(static_cast<puppetry::DatagramFault>(i)),
                                datagram_faults_[i]);
     }
     if (!reasons.empty()) out += " (" + reasons + ")";

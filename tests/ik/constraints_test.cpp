@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 
@@ -335,6 +336,50 @@ TEST(ConstraintRealData, EveryConstrainedAnimationEverySolver) {
     EXPECT_GT(ground, 0);
     EXPECT_GT(plane, 0);
     EXPECT_GT(checked_full, 100);
+}
+
+// A playing world with constraints runs the dispatched kernels around the solvers (the
+// blender's fold, local-to-model, which the constraint job's world transforms match): on every
+// instruction set this CPU has, its model poses have the scalar run's bits, for every solver, on
+// the hand-to-chest motion and on the first real constrained animations.
+TEST(ConstraintIsa, EverySolverGivesTheSameBitsOnEveryInstructionSet) {
+    const test::ActiveIsaGuard guard;
+    std::vector<Motion> motions{arm_motion({hand_to_chest(0.f, 0.5f, 1.5f, 2.f)})};
+    const fs::path dir = fs::path(SLANIM_SHARED_DIR) / "anims";
+    if (fs::exists(dir)) {
+        std::vector<fs::path> files;
+        for (const auto& e : fs::recursive_directory_iterator(dir))
+            if (e.path().extension() == ".anim") files.push_back(e.path());
+        std::sort(files.begin(), files.end());
+        for (const auto& f : files) {
+            auto m = load_motion(f.string(), skel());
+            if (m && !m->constraints.empty() && motions.size() < 5) motions.push_back(*m);
+        }
+    }
+    for (std::size_t mi = 0; mi < motions.size(); ++mi) {
+        for (ik::Solver solver : {ik::Solver::Ccd, ik::Solver::Fabrik, ik::Solver::Viewer}) {
+            SCOPED_TRACE("motion " + std::to_string(mi) + " " + ik::solver_name(solver));
+            std::vector<float> want;
+            for (Isa isa : test::supported_isas()) {
+                ASSERT_TRUE(set_active_isa(isa));
+                AvatarRun r(motions[mi], solver);
+                std::vector<float> got;
+                for (int frame = 0; frame < 40; ++frame) {
+                    r.world.step(frame ? 1.f / 30.f : 0.f);
+                    const ModelPose& mp = r.world.model_pose(r.avatar);
+                    for (int j = 0; j < skel().num_joints(); ++j) {
+                        const Vec3 p = mp.positions[j];
+                        const Quat q = mp.rotations[j];
+                        got.insert(got.end(), {p.x, p.y, p.z, q.x, q.y, q.z, q.w});
+                    }
+                }
+                if (isa == Isa::Scalar) want = got;
+                else
+                    EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)), 0)
+                        << isa_name(isa);
+            }
+        }
+    }
 }
 
 }  // namespace

@@ -12,7 +12,6 @@
 #include <string_view>
 
 #include "appearance_loading.hpp"
-#include "demo_motion.hpp"
 #include "loading.hpp"
 #include "mesh_export.hpp"
 #include "slanim/core/clip.hpp"
@@ -20,11 +19,12 @@
 #include "slanim/gfx/gl_context.hpp"
 #include "slanim/gfx/playback.hpp"
 #include "slanim/gfx/renderer.hpp"
-#include "slanim/net/puppetry_sources.hpp"
 #include "slanim/runtime/appearance.hpp"
+#include "slanim/runtime/demo_motions.hpp"
+#include "slanim/net/puppetry_sources.hpp"
+#include "slanim/runtime/puppetry.hpp"
 #include "slanim/runtime/appearance_feature.hpp"
 #include "slanim/runtime/procedural_feature.hpp"
-#include "slanim/runtime/puppetry.hpp"
 
 namespace slanim::cli {
 
@@ -169,9 +169,7 @@ std::optional<int> load_clips(const char* cmd, std::ostream& err, const GfxOptio
     std::vector<std::string> names;
     if (o.files.empty()) {
         err << fmt::format("slanim {}: no FILE given: playing the built-in demo motion\n", cmd);
-        Motion demo = make_demo_motion();
-        for (auto& j : demo.joints) j.joint = s.skeleton->find(j.name);
-        clips.push_back(MotionClip::build(demo, *s.skeleton, "demo"));
+        clips.push_back(MotionClip::build(make_demo_motion(*s.skeleton), *s.skeleton, "demo"));
         names.emplace_back("demo");
     }
     for (const auto& f : o.files) {

@@ -17,17 +17,17 @@
 #include <thread>
 
 #include "appearance_loading.hpp"
-#include "demo_motion.hpp"
 #include "interrupt_guard.hpp"
 #include "loading.hpp"
 #include "mesh_export.hpp"
 #include "slanim/core/clip.hpp"
 #include "slanim/formats/io.hpp"
 #include "slanim/net/puppetry_sources.hpp"
+#include "slanim/runtime/demo_motions.hpp"
+#include "slanim/runtime/world.hpp"
 #include "slanim/runtime/appearance_feature.hpp"
 #include "slanim/runtime/ik_feature.hpp"
 #include "slanim/runtime/procedural_feature.hpp"
-#include "slanim/runtime/world.hpp"
 
 namespace slanim::cli {
 
@@ -120,9 +120,7 @@ Exit load_clips(std::ostream& err, const PlayOptions& o, PlaySetup& s) {
     if (o.files.empty() && o.puppetry.empty()) {
         err << "slanim play: no FILE given: playing the built-in demo motion (a generated wave) on the "
             << (o.character.empty() ? "embedded default skeleton" : "given skeleton") << "\n";
-        Motion demo = make_demo_motion();
-        for (auto& j : demo.joints) j.joint = skel.find(j.name);
-        s.clips.push_back(MotionClip::build(demo, skel, "demo"));
+        s.clips.push_back(MotionClip::build(make_demo_motion(skel), skel, "demo"));
     }
     for (const auto& f : o.files) {
         auto l = load(f, skel);

@@ -7,17 +7,11 @@
 #include <cstring>
 
 #include "slanim/core/clip.hpp"
+#include "slanim/core/isa.hpp"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define SLANIM_BLEND_VECTOR 1
-#define SLANIM_BLEND_KERNEL_NS baseline
-#include "blend_kernel.hpp"
-#undef SLANIM_BLEND_KERNEL_NS
-namespace slanim::blend_detail::avx512 {
-int insert_layer(const InsertArgs& a, const BlendLayer& layer);  // blend_avx512.cpp
-void fold_masked(const FoldArgs& a);                             // blend_avx512.cpp
-void fold_layers(const LayerFoldArgs& a);                        // blend_avx512.cpp
-}
+#include "blend_args.hpp"
 #else
 #define SLANIM_BLEND_VECTOR 0
 #endif
@@ -25,34 +19,11 @@ void fold_layers(const LayerFoldArgs& a);                        // blend_avx512
 namespace slanim {
 
 namespace {
-constexpr std::size_t kBlock = 16;  // lanes of the vector fold (blend_kernel.hpp)
+constexpr std::size_t kBlock = 16;  // joints per block of the vector folds (blend_args.hpp)
 
 static_assert(kUsagePos == 1 && kUsageRot == 2 && kUsageScale == 4, "PoseBlender::store tests these bits");
 
-#if SLANIM_BLEND_VECTOR
-bool has_avx512() {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f");
-}
-BlendIsa g_isa = has_avx512() ? BlendIsa::Avx512 : BlendIsa::Sse2;
-#else
-BlendIsa g_isa = BlendIsa::Scalar;
-#endif
 }  // namespace
-
-bool set_blend_isa(BlendIsa isa) {
-#if SLANIM_BLEND_VECTOR
-    if (isa == BlendIsa::Auto) isa = has_avx512() ? BlendIsa::Avx512 : BlendIsa::Sse2;
-    if (isa == BlendIsa::Avx512 && !has_avx512()) return false;
-#else
-    if (isa == BlendIsa::Auto) isa = BlendIsa::Scalar;
-    if (isa != BlendIsa::Scalar) return false;
-#endif
-    g_isa = isa;
-    return true;
-}
-
-BlendIsa blend_isa() { return g_isa; }
 
 void PoseBlender::resize(int n) {
     num_joints_ = std::max(n, 0);
@@ -139,14 +110,12 @@ void PoseBlender::add_layer_states(const BlendLayer& layer) {
 
 void PoseBlender::add_layer(const BlendLayer& layer) {
     if (!layer.shape) return;
-#if SLANIM_BLEND_VECTOR
-    if (g_isa == BlendIsa::Avx512) {
+    if (active_isa() != Isa::Scalar) {  // recorded: folded from the layer, or inserted later
         if (num_deferred_ == kMaxDeferred) flush_deferred();
         deferred_[static_cast<std::size_t>(num_deferred_++)] = layer;
         deferred_slots_ = deferred_slots_ || layer.additive || layer.scales;
         return;
     }
-#endif
     add_layer_states(layer);
 }
 
@@ -155,21 +124,22 @@ void PoseBlender::flush_deferred() {
     num_deferred_ = 0;  // before inserting: add() must not come back here
     deferred_slots_ = false;
 #if SLANIM_BLEND_VECTOR
-    // Layers are recorded only with AVX-512 (add_layer), so its insertion is available.
-    blend_detail::InsertArgs args;
-    args.values = values_.data();
-    args.priorities = priorities_.data();
-    args.flags = flags_.data();
-    args.counts = counts_.data();
-    args.scalar = scalar_.data();
-    args.any_scalar = &any_scalar_;
-    args.stride = stride_;
-    args.num_joints = num_joints_;
-    for (int k = 0; k < n; ++k)
-        if (blend_detail::avx512::insert_layer(args, deferred_[static_cast<std::size_t>(k)]) > 0) slots_used_ = true;
-#else
-    (void)n;
+    if (active_isa() == Isa::Avx512) {  // a block of 16 joints at a time
+        blend_detail::InsertArgs args;
+        args.values = values_.data();
+        args.priorities = priorities_.data();
+        args.flags = flags_.data();
+        args.counts = counts_.data();
+        args.scalar = scalar_.data();
+        args.any_scalar = &any_scalar_;
+        args.stride = stride_;
+        args.num_joints = num_joints_;
+        for (int k = 0; k < n; ++k)
+            if (blend_detail::avx512::insert_layer(args, deferred_[static_cast<std::size_t>(k)]) > 0) slots_used_ = true;
+        return;
+    }
 #endif
+    for (int k = 0; k < n; ++k) add_layer_states(deferred_[static_cast<std::size_t>(k)]);
 }
 
 QueuedJointState PoseBlender::slot(int joint, int s) const {
@@ -181,7 +151,7 @@ QueuedJointState PoseBlender::slot(int joint, int s) const {
     q.scale = {field(k, kSx)[j], field(k, kSy)[j], field(k, kSz)[j]};
     q.weight = field(k, kWeight)[j];
     q.priority = priorities_[k * stride_ + j];
-    q.usage = static_cast<std::uint8_t>(flags_[k * stride_ + j] & 7u);
+    q.usage = static_cast<std::uint8_t>(flags_[k * stride_ + j] & kUsageAll);
     q.additive = (flags_[k * stride_ + j] & kAdditiveFlag) != 0;
     return q;
 }
@@ -264,10 +234,10 @@ void PoseBlender::blend_and_apply(const LocalPose& pose) {
     // blender sized for a larger skeleton visits only the pose's.
     const std::size_t joints = std::min<std::size_t>(
         static_cast<std::size_t>(num_joints_), std::min(pose.positions.size(), pose.rotations.size()));
-    const BlendIsa isa = g_isa;
+    const Isa isa = active_isa();
 #if SLANIM_BLEND_VECTOR
     if (num_deferred_) {
-        if (!slots_used_ && !deferred_slots_ && isa == BlendIsa::Avx512) {
+        if (!slots_used_ && !deferred_slots_ && isa != Isa::Scalar) {
             // Every state of the frame is in the recorded layers: fold them where they are.
             blend_detail::LayerFoldArgs args;
             args.layers = deferred_.data();
@@ -275,13 +245,15 @@ void PoseBlender::blend_and_apply(const LocalPose& pose) {
             args.joints = joints;
             args.positions = pose.positions.data();
             args.rotations = pose.rotations.data();
-            blend_detail::avx512::fold_layers(args);
+            if (isa == Isa::Avx512) blend_detail::avx512::fold_layers(args);
+            else if (isa == Isa::Avx2) blend_detail::avx2::fold_layers(args);
+            else blend_detail::sse2::fold_layers(args);
             num_deferred_ = 0;
             return;  // the slots were never written: nothing to clear
         }
         flush_deferred();
     }
-    if (isa != BlendIsa::Scalar) {
+    if (isa != Isa::Scalar) {
         blend_detail::FoldArgs args;
         args.values = values_.data();
         args.flags = flags_.data();
@@ -292,14 +264,16 @@ void PoseBlender::blend_and_apply(const LocalPose& pose) {
         args.positions = pose.positions.data();
         args.rotations = pose.rotations.data();
         args.scratch = fold_scratch_.data() + (64 - reinterpret_cast<std::uintptr_t>(fold_scratch_.data()) % 64) % 64;
-        if (isa == BlendIsa::Avx512) blend_detail::avx512::fold_masked(args);
-        else blend_detail::baseline::fold(args);
+        if (isa == Isa::Avx512) blend_detail::avx512::fold_masked(args);
+        else if (isa == Isa::Avx2) blend_detail::avx2::fold_slots(args);
+        else blend_detail::sse2::fold_slots(args);
         if (any_scalar_)
             for (std::size_t j = 0; j < joints; ++j)
                 if (scalar_[j] && counts_[j]) blend_one(j, pose);
     } else
 #endif
     {
+        if (num_deferred_) flush_deferred();
         for (std::size_t j = 0; j < joints; ++j)
             if (counts_[j]) blend_one(j, pose);
     }

@@ -3,7 +3,6 @@
 // per component); chosen at run time by blend.cpp when the CPU has AVX-512F.
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define SLANIM_BLEND_KERNEL_NS avx512
-#define SLANIM_BLEND_OWN_FOLD 1  // fold_masked below replaces the generic fold
 #include "blend_kernel.hpp"
 
 #if defined(__GNUC__)
@@ -155,9 +154,9 @@ int insert_layer(const InsertArgs& a, const BlendLayer& layer) {
     return kept;
 }
 
-// The fold with AVX-512 mask registers: the operations of the generic kernel's fold
-// (blend_kernel.hpp), in the same order on the same values, with the lane conditions kept in
-// k registers and applied by merge-masking instead of materialized as vectors. Blocks are swept
+// The fold with AVX-512 mask registers: the operations of PoseBlender::blend_one, in the same
+// order on the same values (as the AVX2/SSE2 folds of blend_lanes.hpp), with the lane
+// conditions kept in k registers and applied by merge-masking. Blocks are swept
 // slot by slot (the running blends wait in the fold scratch between sweeps), so the long chain
 // of one block's slot overlaps the next block's.
 namespace {

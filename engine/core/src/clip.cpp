@@ -7,6 +7,7 @@
 #include <map>
 #include <type_traits>
 
+#include "sampling_plan.hpp"
 #include "slanim/core/skeleton.hpp"
 
 namespace slanim {
@@ -81,6 +82,9 @@ void plan_animated(const std::vector<ClipTrack>& tracks, const std::vector<float
 }
 
 }  // namespace
+
+MotionClip::MotionClip() : plan_(std::make_unique<detail::SamplingPlan>()) {}
+MotionClip::~MotionClip() = default;
 
 std::shared_ptr<const MotionClip> MotionClip::build(const Motion& m, const Skeleton& skeleton,
                                                     std::string name) {
@@ -157,23 +161,17 @@ std::shared_ptr<const MotionClip> MotionClip::build(const Motion& m, const Skele
     for (std::uint32_t k = 0; k < c.tracks_.size(); ++k) {
         const ClipTrack& t = c.tracks_[k];
         if (t.rot_count == 1) {
-            c.plan_.const_rot_tracks.push_back(k);
-            c.plan_.const_rot_values.push_back(c.rot_values_[t.rot_first]);
+            c.plan_->const_rot_tracks.push_back(k);
+            c.plan_->const_rot_values.push_back(c.rot_values_[t.rot_first]);
         }
         if (t.pos_count == 1) {
-            c.plan_.const_pos_tracks.push_back(k);
-            c.plan_.const_pos_values.push_back(c.pos_values_[t.pos_first]);
+            c.plan_->const_pos_tracks.push_back(k);
+            c.plan_->const_pos_values.push_back(c.pos_values_[t.pos_first]);
         }
     }
-    plan_animated(c.tracks_, c.rot_times_, c.rot_values_, c.plan_);
-    plan_animated(c.tracks_, c.pos_times_, c.pos_values_, c.plan_);
+    plan_animated(c.tracks_, c.rot_times_, c.rot_values_, *c.plan_);
+    plan_animated(c.tracks_, c.pos_times_, c.pos_values_, *c.plan_);
     return clip;
-}
-
-void SamplingCursor::reset(const MotionClip& c) {
-    clip = &c;
-    rot.assign(c.sampling_plan().rot_cursors, 0);
-    pos.assign(c.sampling_plan().pos_cursors, 0);
 }
 
 float motion_time_to_curve_time(const MotionClip& clip, float time, bool stopped, LoopState& s,

@@ -2,8 +2,10 @@
 #include "slanim/core/isa.hpp"
 
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 namespace slanim {
 
@@ -25,26 +27,24 @@ Isa probe() {
 
 /// The start value: detected, lowered by SLANIM_ISA when it names a supported set.
 Isa initial() {
-    const Isa best = detected_isa();
     const char* env = std::getenv("SLANIM_ISA");
-    if (env == nullptr || *env == '\0') return best;
-    const std::optional<Isa> asked = parse_isa(env);
-    if (!asked) {
-        std::fprintf(stderr, "slanim: warning: SLANIM_ISA=%s is not one of avx512, avx2, sse2, scalar; using %s\n",
-                     env, isa_name(best));
-        return best;
-    }
-    if (static_cast<int>(*asked) > static_cast<int>(best)) {
-        std::fprintf(stderr, "slanim: warning: SLANIM_ISA=%s: this CPU or build lacks it; using %s\n", env,
-                     isa_name(best));
-        return best;
-    }
-    return *asked;
+    std::string warning;
+    const Isa isa = choose_isa(env != nullptr ? env : "", detected_isa(), warning);
+    if (!warning.empty()) std::fprintf(stderr, "%s\n", warning.c_str());
+    return isa;
 }
 
-std::atomic<Isa>& current() {
-    static std::atomic<Isa> isa{initial()};
-    return isa;
+/// The choice; kUnset until the first active_isa() or set_active_isa(). Constant-initialised,
+/// so reading it never waits on a guard and is safe from any static initialiser.
+constexpr std::uint8_t kUnset = 0xFF;
+constinit std::atomic<std::uint8_t> g_active{kUnset};
+
+/// The first read: SLANIM_ISA applied (and its warning printed) once, whichever thread comes first.
+Isa first_active() {
+    static const Isa start = initial();
+    std::uint8_t expected = kUnset;
+    g_active.compare_exchange_strong(expected, static_cast<std::uint8_t>(start), std::memory_order_relaxed);
+    return static_cast<Isa>(g_active.load(std::memory_order_relaxed));
 }
 
 }  // namespace
@@ -65,16 +65,38 @@ std::optional<Isa> parse_isa(std::string_view name) {
     return std::nullopt;
 }
 
+Isa choose_isa(std::string_view name, Isa best, std::string& warning) {
+    warning.clear();
+    if (name.empty()) return best;
+    const std::optional<Isa> asked = parse_isa(name);
+    const auto note = [&](const char* why) {
+        warning = "slanim: warning: SLANIM_ISA=" + std::string(name) + why + isa_name(best);
+    };
+    if (!asked) {
+        note(" is not one of avx512, avx2, sse2, scalar; using ");
+        return best;
+    }
+    if (static_cast<int>(*asked) > static_cast<int>(best)) {
+        note(": this CPU or build lacks it; using ");
+        return best;
+    }
+    return *asked;
+}
+
 Isa detected_isa() {
     static const Isa best = probe();
     return best;
 }
 
-Isa active_isa() { return current().load(std::memory_order_relaxed); }
+Isa active_isa() {
+    const std::uint8_t isa = g_active.load(std::memory_order_relaxed);
+    return isa != kUnset ? static_cast<Isa>(isa) : first_active();
+}
 
 bool set_active_isa(Isa isa) {
     if (!isa_supported(isa)) return false;
-    current().store(isa, std::memory_order_relaxed);
+    (void)first_active();  // SLANIM_ISA's warning, if any, still printed once
+    g_active.store(static_cast<std::uint8_t>(isa), std::memory_order_relaxed);
     return true;
 }
 

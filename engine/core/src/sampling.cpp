@@ -2,7 +2,8 @@
 // Curve evaluation with the viewer's semantics (RotationCurve/PositionCurve::getValue, §2.1),
 // using a per-track cursor instead of the viewer's std::map lower_bound.
 //
-// One run follows the clip's sampling plan (clip.hpp, built by MotionClip::build):
+// One run follows the clip's sampling plan (detail::SamplingPlan in clip.hpp, built by
+// MotionClip::build):
 //  1. constant curves (one key): plain copies, no search;
 //  2. key-sharing groups (≥ 4 animated curves with identical key times, values stored
 //     structure-of-arrays): one seek and one interpolant u for the whole group, then four
@@ -25,7 +26,9 @@
 #define SLANIM_SAMPLING_SSE2 0
 #endif
 
-#include "slanim/core/clip.hpp"
+#include "slanim/core/sampling.hpp"
+
+#include "sampling_plan.hpp"
 
 namespace slanim {
 
@@ -347,6 +350,12 @@ inline void sample_groups(const std::vector<PlanGroup>& groups, const SamplingPl
 }
 
 }  // namespace
+
+void SamplingCursor::reset(const MotionClip& c) {
+    clip = &c;
+    rot.assign(c.sampling_plan().rot_cursors, 0);
+    pos.assign(c.sampling_plan().pos_cursors, 0);
+}
 
 bool SamplingJob::validate() const {
     if (!clip || !cursor || cursor->clip != clip) return false;

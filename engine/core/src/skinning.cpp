@@ -12,6 +12,7 @@
 #include "format_message.hpp"
 
 #include "skinning_kernels.hpp"
+#include "slanim/core/isa.hpp"
 #include "slanim/core/skeleton.hpp"
 
 namespace slanim {
@@ -389,24 +390,6 @@ void skin_packed_scalar(const KernelArgs& a) {
 
 namespace {
 
-struct CpuFeatures {
-    bool avx2 = false, avx512 = false;
-};
-
-const CpuFeatures& cpu_features() {
-    static const CpuFeatures f = [] {
-        CpuFeatures c;
-#if defined(SLANIM_SKINNING_X86)
-        __builtin_cpu_init();
-        c.avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-        c.avx512 = c.avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-                   __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw");
-#endif
-        return c;
-    }();
-    return f;
-}
-
 bool normals_ok(const SoaVec3In& in, const SoaVec3Out& out, std::size_t n) {
     if (in.empty() && out.empty()) return true;
     return in.size() >= n && out.size() >= n;
@@ -442,16 +425,27 @@ bool skinning_isa_supported(SkinningIsa isa) {
     switch (isa) {
         case SkinningIsa::Auto:
         case SkinningIsa::Scalar: return true;
-        case SkinningIsa::Avx2: return cpu_features().avx2;
-        case SkinningIsa::Avx512: return cpu_features().avx512;
+#if defined(SLANIM_SKINNING_X86)
+        case SkinningIsa::Avx2: return isa_supported(Isa::Avx2);
+        case SkinningIsa::Avx512: return isa_supported(Isa::Avx512);
+#else
+        case SkinningIsa::Avx2:
+        case SkinningIsa::Avx512: return false;
+#endif
     }
     return false;
 }
 
 SkinningIsa resolve_skinning_isa(SkinningIsa isa) {
     if (isa != SkinningIsa::Auto) return isa;
-    if (cpu_features().avx512) return SkinningIsa::Avx512;
-    if (cpu_features().avx2) return SkinningIsa::Avx2;
+#if defined(SLANIM_SKINNING_X86)
+    switch (active_isa()) {
+        case Isa::Avx512: return SkinningIsa::Avx512;
+        case Isa::Avx2: return SkinningIsa::Avx2;
+        case Isa::Sse2:
+        case Isa::Scalar: break;
+    }
+#endif
     return SkinningIsa::Scalar;
 }
 

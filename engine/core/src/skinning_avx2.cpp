@@ -30,22 +30,9 @@ SLANIM_INLINE void transpose4_in_lanes(__m256 a, __m256 b, __m256 c, __m256 d, _
     out[3] = _mm256_shuffle_ps(t1, t3, 0xEE);
 }
 
-SLANIM_INLINE void transform8(const __m256 (&Y)[8], const __m128 (&X)[8], const KernelArgs& a, std::size_t v) {
-    // Rows 0 and 1: vertices 0..3 and 4..7 transposed in lanes, then lanes recombined.
-    __m256 T0[4], T1[4], E[3][4];
-    transpose4_in_lanes(Y[0], Y[1], Y[2], Y[3], T0);
-    transpose4_in_lanes(Y[4], Y[5], Y[6], Y[7], T1);
-#pragma GCC unroll 4
-    for (int c = 0; c < 4; ++c) {
-        E[0][c] = _mm256_permute2f128_ps(T0[c], T1[c], 0x20);
-        E[1][c] = _mm256_permute2f128_ps(T0[c], T1[c], 0x31);
-    }
-    // Row 2: pair vertex k with k + 4 in one ymm, then one in-lane transpose.
-    __m256 Z[4];
-#pragma GCC unroll 4
-    for (int k = 0; k < 4; ++k) Z[k] = _mm256_insertf128_ps(_mm256_castps128_ps256(X[k]), X[k + 4], 1);
-    transpose4_in_lanes(Z[0], Z[1], Z[2], Z[3], E[2]);
-
+/// Positions (and normals) of vertices [v, v + 8) by the SoA matrices E (E[r][c]: element
+/// (r, c) of the 8 vertices' matrices).
+SLANIM_INLINE void transform_e8(const __m256 (&E)[3][4], const KernelArgs& a, std::size_t v) {
     const __m256 px = _mm256_loadu_ps(a.px + v);
     const __m256 py = _mm256_loadu_ps(a.py + v);
     const __m256 pz = _mm256_loadu_ps(a.pz + v);
@@ -76,6 +63,25 @@ SLANIM_INLINE void transform8(const __m256 (&Y)[8], const __m128 (&X)[8], const 
     _mm256_storeu_ps(a.opx + v, o[0]);
     _mm256_storeu_ps(a.opy + v, o[1]);
     _mm256_storeu_ps(a.opz + v, o[2]);
+}
+
+/// Positions (and normals) of vertices [v, v + 8) by the 8 blended matrices.
+SLANIM_INLINE void transform8(const __m256 (&Y)[8], const __m128 (&X)[8], const KernelArgs& a, std::size_t v) {
+    // Rows 0 and 1: vertices 0..3 and 4..7 transposed in lanes, then lanes recombined.
+    __m256 T0[4], T1[4], E[3][4];
+    transpose4_in_lanes(Y[0], Y[1], Y[2], Y[3], T0);
+    transpose4_in_lanes(Y[4], Y[5], Y[6], Y[7], T1);
+#pragma GCC unroll 4
+    for (int c = 0; c < 4; ++c) {
+        E[0][c] = _mm256_permute2f128_ps(T0[c], T1[c], 0x20);
+        E[1][c] = _mm256_permute2f128_ps(T0[c], T1[c], 0x31);
+    }
+    // Row 2: pair vertex k with k + 4 in one ymm, then one in-lane transpose.
+    __m256 Z[4];
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; ++k) Z[k] = _mm256_insertf128_ps(_mm256_castps128_ps256(X[k]), X[k + 4], 1);
+    transpose4_in_lanes(Z[0], Z[1], Z[2], Z[3], E[2]);
+    transform_e8(E, a, v);
 }
 
 }  // namespace
@@ -125,9 +131,73 @@ std::size_t skin_k_avx2(const KernelArgs& a) {
 }
 
 
+/// The permute path's palette: T[e · stride + i] = element e (row-major 3×4) of matrix i, for
+/// palettes of ≤ kPermutePalette matrices; zero past the palette, so that a window of 8 starting
+/// at any used index stays inside the table. stride = permute_stride(n).
+constexpr std::uint32_t kPermutePalette = 128;
+constexpr std::size_t kPermuteStride = kPermutePalette + 8;  // the largest stride
+
+SLANIM_INLINE std::size_t permute_stride(std::uint32_t n) { return (std::size_t{n} + 15) & ~std::size_t{7}; }
+
+void transpose_palette8(const float* M, std::uint32_t n, float* T, std::size_t stride) {
+    for (std::size_t e = 0; e < 12; ++e) {
+        float* row = T + e * stride;
+        for (std::size_t i = 0; i < stride; ++i) row[i] = i < n ? M[16 * i + e] : 0.f;
+    }
+}
+
+/// The half block's smallest used index relative to its block's base, when all its K rows of 8
+/// relative indices (row stride 16 bytes) lie in a window of 8; else -1.
+template <int K>
+SLANIM_INLINE int window8(const std::uint8_t* rd) {
+    __m128i lo = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(rd)), hi = lo;
+#pragma GCC unroll 3
+    for (int k = 1; k < K; ++k) {
+        const __m128i r = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(rd + 16 * k));
+        lo = _mm_min_epu8(lo, r);
+        hi = _mm_max_epu8(hi, r);
+    }
+    const int mn = _mm_extract_epi16(_mm_minpos_epu16(_mm_cvtepu8_epi16(lo)), 0);
+    const int mx = 255 - _mm_extract_epi16(_mm_minpos_epu16(_mm_sub_epi16(_mm_set1_epi16(255), _mm_cvtepu8_epi16(hi))), 0);
+    return mx - mn < 8 ? mn : -1;
+}
+
+/// Element e of the 8 vertices' blended matrices by register permutes: a half block whose
+/// indices lie in [first, first + 8) reads row e of the palette there once and permutes it by
+/// each influence's index vector, then w0·M0 and an FMA per further influence, the gather
+/// path's operations per element, so both give the same bits.
+template <int K>
+SLANIM_INLINE void skin_half_permute(const float* T, std::size_t stride, std::size_t first, const std::uint8_t* rd,
+                                     int shift, const float* wd, const KernelArgs& a, std::size_t v) {
+    __m256i idx[K];
+    __m256 w[K];
+#pragma GCC unroll 4
+    for (int k = 0; k < K; ++k) {
+        const __m128i r = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(rd + 16 * k));
+        idx[k] = _mm256_sub_epi32(_mm256_cvtepu8_epi32(r), _mm256_set1_epi32(shift));
+        w[k] = _mm256_load_ps(wd + 16 * k);
+    }
+    __m256 E[3][4];
+#pragma GCC unroll 12
+    for (int e = 0; e < 12; ++e) {
+        const __m256 row = _mm256_loadu_ps(T + static_cast<std::size_t>(e) * stride + first);
+        __m256 acc = _mm256_mul_ps(w[0], _mm256_permutevar8x32_ps(row, idx[0]));
+#pragma GCC unroll 3
+        for (int k = 1; k < K; ++k) acc = _mm256_fmadd_ps(w[k], _mm256_permutevar8x32_ps(row, idx[k]), acc);
+        E[e / 4][e % 4] = acc;
+    }
+    transform_e8(E, a, v);
+}
+
 template <int K, bool U16>
 std::size_t skin_packed_k_avx2(const KernelArgs& a) {
     const float* M = a.matrices;
+    // Palettes of ≤ 128 matrices: half blocks whose indices fit a window of 8 take the permute
+    // path (12·K permutes, no per-vertex matrix loads, no transpose); the others gather.
+    alignas(32) float T[12 * kPermuteStride];
+    const bool permute = a.num_matrices <= kPermutePalette && a.end - a.begin >= 64;
+    const std::size_t stride = permute_stride(a.num_matrices);
+    if (permute) transpose_palette8(M, a.num_matrices, T, stride);
     std::size_t v = a.begin;
     // Half blocks of 8 vertices (begin is a multiple of 16).
     for (; v + 8 <= a.end; v += 8) {
@@ -146,6 +216,13 @@ std::size_t skin_packed_k_avx2(const KernelArgs& a) {
                                                            _mm256_set1_ps(kUnorm16Scale)));
             }
             wd = wf;
+        }
+        if (permute) {
+            const int first = window8<K>(rd);
+            if (first >= 0) {
+                skin_half_permute<K>(T, stride, base + static_cast<std::uint32_t>(first), rd, first, wd, a, v);
+                continue;
+            }
         }
         // Float offsets of the half block's 8·K matrices.
         alignas(32) std::uint32_t off[8 * K];
@@ -200,9 +277,38 @@ std::size_t skin4_avx2(const KernelArgs& a) {
     }
 }
 
+// No non-temporal stores here (KernelArgs::streaming_stores is ignored): tried, they made the
+// compute-bound AVX2 packed kernel slower (50k vertices × 4 influences: 137 → 149 µs).
 std::size_t skin_packed_avx2(const KernelArgs& a) {
     return a.unorm16 ? skin_packed_u_avx2<true>(a) : skin_packed_u_avx2<false>(a);
 }
+
+namespace {
+
+/// The SL permute path's tables: rows 0..11 the palette M as in transpose_palette8, rows 12..23
+/// D[i] = M[min(i + 1, last)] − M[i], the subtraction the gather path does per vertex.
+void sl_palette_tables(const float* M, std::uint32_t n, float* T, std::size_t stride) {
+    transpose_palette8(M, n, T, stride);
+    for (std::size_t e = 0; e < 12; ++e) {
+        const float* m = T + e * stride;
+        float* d = T + (12 + e) * stride;
+        for (std::size_t i = 0; i < stride; ++i) d[i] = i < n ? m[i + 1 < n ? i + 1 : i] - m[i] : 0.f;
+    }
+}
+
+/// Smallest and largest of 8 int32 lanes.
+SLANIM_INLINE void lane_range(__m256i x, int& mn, int& mx) {
+    __m128i lo = _mm_min_epi32(_mm256_castsi256_si128(x), _mm256_extracti128_si256(x, 1));
+    __m128i hi = _mm_max_epi32(_mm256_castsi256_si128(x), _mm256_extracti128_si256(x, 1));
+    lo = _mm_min_epi32(lo, _mm_shuffle_epi32(lo, 0x4E));
+    hi = _mm_max_epi32(hi, _mm_shuffle_epi32(hi, 0x4E));
+    lo = _mm_min_epi32(lo, _mm_shuffle_epi32(lo, 0xB1));
+    hi = _mm_max_epi32(hi, _mm_shuffle_epi32(hi, 0xB1));
+    mn = _mm_cvtsi128_si32(lo);
+    mx = _mm_cvtsi128_si32(hi);
+}
+
+}  // namespace
 
 std::size_t skin_sl_avx2(const KernelArgs& a) {
     const float* M = a.matrices;
@@ -210,12 +316,37 @@ std::size_t skin_sl_avx2(const KernelArgs& a) {
     const __m256i last_i = _mm256_set1_epi32(static_cast<int>(a.num_matrices - 1));
     alignas(32) std::uint32_t oi[8], oj[8];
     alignas(32) float fr[8];
+    // Lists of ≤ 128 entries (the SL meshes have ≤ 15): a half block whose entries lie within 8
+    // builds element e of its matrices as f·permute(D) + permute(M), from two row loads and two
+    // permutes; the others gather.
+    alignas(32) float T[24 * kPermuteStride];
+    const bool permute = a.num_matrices <= kPermutePalette && a.end - a.begin >= 64;
+    const std::size_t stride = permute_stride(a.num_matrices);
+    if (permute) sl_palette_tables(M, a.num_matrices, T, stride);
     std::size_t v = a.begin;
     for (; v + 8 <= a.end; v += 8) {
         const __m256 w = _mm256_loadu_ps(a.sl_weights + v);
         const __m256 fl = _mm256_floor_ps(w);
         const __m256 flc = _mm256_min_ps(_mm256_max_ps(fl, _mm256_setzero_ps()), last_f);
         const __m256i i = _mm256_cvttps_epi32(flc);
+        if (permute) {
+            int mn = 0, mx = 0;
+            lane_range(i, mn, mx);
+            if (mx - mn < 8) {
+                const __m256i idx = _mm256_sub_epi32(i, _mm256_set1_epi32(mn));
+                const __m256 f = _mm256_sub_ps(w, fl);
+                const float* t = T + mn;
+                __m256 E[3][4];
+#pragma GCC unroll 12
+                for (int e = 0; e < 12; ++e) {
+                    const __m256 m = _mm256_permutevar8x32_ps(_mm256_loadu_ps(t + e * stride), idx);
+                    const __m256 d = _mm256_permutevar8x32_ps(_mm256_loadu_ps(t + (12 + e) * stride), idx);
+                    E[e / 4][e % 4] = _mm256_fmadd_ps(f, d, m);
+                }
+                transform_e8(E, a, v);
+                continue;
+            }
+        }
         const __m256i j = _mm256_min_epi32(_mm256_add_epi32(i, _mm256_set1_epi32(1)), last_i);
         _mm256_store_si256(reinterpret_cast<__m256i*>(oi), _mm256_slli_epi32(i, 4));
         _mm256_store_si256(reinterpret_cast<__m256i*>(oj), _mm256_slli_epi32(j, 4));

@@ -12,6 +12,7 @@
 
 #include "json_read.hpp"
 #include "slanim/core/clip.hpp"
+#include "slanim/core/sampling.hpp"
 #include "slanim/core/skeleton.hpp"
 #include "slanim/formats/io.hpp"
 

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <string>
 
-namespace slanim::puppetry_net {
+namespace slanim::puppetry {
 const char* datagram_fault_name(DatagramFault f) {
     switch (f) {
         case DatagramFault::Short: return "short";
@@ -211,9 +211,9 @@ Result<std::array<std::uint8_t, kPositionReportSize>> encode_position_report(con
     return out;
 }
 
-}  // namespace slanim::puppetry_net
+}  // namespace slanim::puppetry
 
-namespace slanim::puppetry_net {
+namespace slanim::puppetry {
 
 std::array<std::uint8_t, kUseCircuitCodeSize> encode_use_circuit_code(const AgentId& agent,
                                                                       std::uint32_t circuit_code) {
@@ -224,4 +224,4 @@ std::array<std::uint8_t, kUseCircuitCodeSize> encode_use_circuit_code(const Agen
     return out;
 }
 
-}  // namespace slanim::puppetry_net
+}  // namespace slanim::puppetry

@@ -4,6 +4,7 @@
 
 #include "slanim/core/blend.hpp"
 #include "slanim/core/clip.hpp"
+#include "slanim/core/isa.hpp"
 
 #include <algorithm>
 #include <array>
@@ -184,20 +185,21 @@ struct ReferenceBlender {
 }  // namespace
 
 namespace {
-/// Runs `check` once per fold ISA this CPU and build have (scalar, SSE2, AVX-512), restoring the
-/// process's ISA afterwards; fails when none ran.
+/// Runs `check` once per instruction set this CPU and build have (scalar, SSE2, AVX2, AVX-512:
+/// every one up to detected_isa()), restoring the process's choice afterwards; fails when the
+/// x86 paths did not all run.
 template <class Check>
 void for_each_blend_isa(Check&& check) {
-    const BlendIsa before = blend_isa();
+    const Isa before = active_isa();
     int runs = 0;
-    for (const BlendIsa isa : {BlendIsa::Scalar, BlendIsa::Sse2, BlendIsa::Avx512}) {
-        if (!set_blend_isa(isa)) continue;  // not this CPU or build
-        SCOPED_TRACE(static_cast<int>(isa));
+    for (const Isa isa : {Isa::Scalar, Isa::Sse2, Isa::Avx2, Isa::Avx512}) {
+        if (!set_active_isa(isa)) continue;  // not this CPU or build
+        SCOPED_TRACE(isa_name(isa));
         ++runs;
         check();
     }
-    set_blend_isa(before);
-    EXPECT_GE(runs, 1);
+    set_active_isa(before);
+    EXPECT_EQ(runs, static_cast<int>(detected_isa()) + 1);
 }
 }  // namespace
 

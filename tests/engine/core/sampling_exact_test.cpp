@@ -10,6 +10,7 @@
 
 #include "slanim/core/clip.hpp"
 #include "slanim/core/motion.hpp"
+#include "slanim/core/sampling.hpp"
 #include "slanim/core/skeleton.hpp"
 #include "slanim/formats/anim_codec.hpp"
 #include "test_util.hpp"

@@ -5,6 +5,7 @@
 #include <map>
 #include <random>
 
+#include "slanim/core/sampling.hpp"
 #include "test_util.hpp"
 
 using namespace slanim;

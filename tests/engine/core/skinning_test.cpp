@@ -23,11 +23,13 @@
 #include <vector>
 
 #include "slanim/appearance/llm.hpp"
+#include "slanim/core/isa.hpp"
 #include "slanim/core/local_to_model.hpp"
 #include "slanim/core/math.hpp"
 #include "slanim/core/skeleton.hpp"
 #include "slanim/core/skinning.hpp"
 #include "slanim/formats/skeleton_xml.hpp"
+#include "test_util.hpp"
 
 #ifndef SLANIM_SHARED_DIR
 #error "SLANIM_SHARED_DIR must name the shared data folder"
@@ -1048,6 +1050,59 @@ TEST(SkinningRealData, BaseMeshesBuildTheSpecListsAndSkinAtRest) {
         EXPECT_LT(worst, 0.005) << c.mesh;
         EXPECT_LT(below_one, n / 100 + 1) << c.mesh;
     }
+}
+
+// SkinningIsa::Auto follows the process's instruction set (active_isa(): SLANIM_ISA or
+// set_active_isa), bit for bit the kernel it names; a forced kernel stays available above it.
+TEST(SkinningJob, AutoRunsTheKernelOfTheActiveInstructionSet) {
+    const test::ActiveIsaGuard guard;
+    std::mt19937 rng(7);
+    const std::size_t n = 1000;
+    Mesh mesh = random_mesh(rng, n);
+    const auto mats = random_matrices(rng, 20);
+    std::vector<SkinIndices4> idx(n);
+    std::vector<SkinWeights4> w(n);
+    for (std::size_t v = 0; v < n; ++v) {
+        idx[v] = {static_cast<std::uint16_t>(v % 20), static_cast<std::uint16_t>((v * 7) % 20), 3, 11};
+        w[v] = {0.4f, 0.3f, 0.2f, 0.1f};
+    }
+    const auto run = [&](SkinningIsa isa, SoaVec3Buffer& op, SoaVec3Buffer& on) {
+        SkinningJob job;
+        job.matrices = mats;
+        job.indices = idx;
+        job.weights = w;
+        job.in_positions = mesh.in_p.in();
+        job.in_normals = mesh.in_n.in();
+        job.out_positions = op.out();
+        job.out_normals = on.out();
+        job.isa = isa;
+        return job.run();
+    };
+    const auto bits = [&](const SoaVec3Buffer& b) {
+        std::vector<Vec3> out(n);
+        for (std::size_t v = 0; v < n; ++v) out[v] = b.get(v);
+        return out;
+    };
+    for (Isa isa : test::supported_isas()) {
+        ASSERT_TRUE(set_active_isa(isa));
+        const SkinningIsa want = isa == Isa::Avx512 ? SkinningIsa::Avx512
+                                 : isa == Isa::Avx2 ? SkinningIsa::Avx2
+                                                    : SkinningIsa::Scalar;
+        EXPECT_EQ(resolve_skinning_isa(SkinningIsa::Auto), want) << isa_name(isa);
+        SoaVec3Buffer ap(n), an(n), fp(n), fn(n);
+        ASSERT_TRUE(run(SkinningIsa::Auto, ap, an));
+        ASSERT_TRUE(run(want, fp, fn));
+        EXPECT_EQ(std::memcmp(bits(ap).data(), bits(fp).data(), n * sizeof(Vec3)), 0) << isa_name(isa);
+        EXPECT_EQ(std::memcmp(bits(an).data(), bits(fn).data(), n * sizeof(Vec3)), 0) << isa_name(isa);
+        // Forcing the CPU's best kernel under a lower active set still works.
+        const SkinningIsa best = isa_supported(Isa::Avx512) ? SkinningIsa::Avx512
+                                 : isa_supported(Isa::Avx2) ? SkinningIsa::Avx2
+                                                            : SkinningIsa::Scalar;
+        EXPECT_TRUE(skinning_isa_supported(best));
+        EXPECT_TRUE(run(best, fp, fn)) << isa_name(isa);
+    }
+    EXPECT_EQ(skinning_isa_supported(SkinningIsa::Avx2), isa_supported(Isa::Avx2));
+    EXPECT_EQ(skinning_isa_supported(SkinningIsa::Avx512), isa_supported(Isa::Avx512));
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "slanim/formats/bvh_export.hpp"
 #include "slanim/formats/bvh_import.hpp"
 #include "slanim/core/clip.hpp"
+#include "slanim/core/sampling.hpp"
 #include "slanim/core/skeleton.hpp"
 #include "slanim/formats/anim_codec.hpp"
 

@@ -16,6 +16,7 @@
 
 #include "slanim/formats/anim.hpp"
 #include "slanim/core/clip.hpp"
+#include "slanim/core/sampling.hpp"
 #include "slanim/core/math.hpp"
 #include "slanim/core/motion.hpp"
 #include "slanim/core/skeleton.hpp"

@@ -7,6 +7,7 @@
 #include "slanim/core/local_to_model.hpp"
 #include "slanim/core/math.hpp"
 #include "slanim/core/motion.hpp"
+#include "slanim/core/sampling.hpp"
 #include "slanim/core/skeleton.hpp"
 
 int main() {

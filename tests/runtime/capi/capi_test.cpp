@@ -25,6 +25,7 @@
 #include "slanim/appearance/visual_params.hpp"
 #include "slanim/appearance/wearable.hpp"
 #include "slanim/core/clip.hpp"
+#include "slanim/core/sampling.hpp"
 #include "slanim/core/skeleton.hpp"
 #include "slanim/formats/anim.hpp"
 #include "slanim/formats/anim_codec.hpp"

@@ -22,8 +22,8 @@ using namespace slanim;
 
 namespace {
 
-puppetry_net::AgentId agent(std::uint8_t b) {
-    puppetry_net::AgentId a;
+puppetry::AgentId agent(std::uint8_t b) {
+    puppetry::AgentId a;
     a.bytes.fill(b);
     return a;
 }
@@ -81,7 +81,7 @@ TEST(PuppetrySources, UdpDatagramsOnLoopbackDriveTheBoundAvatar) {
         std::vector<std::span<const std::uint8_t>> spans;
         for (std::size_t i = 0; i < blocks.size(); ++i) spans.push_back(blocks[i]);
         std::vector<std::uint8_t> dg;
-        ASSERT_TRUE(puppetry_net::encode_blocks(agent(0xAA), spans, dg));
+        ASSERT_TRUE(puppetry::encode_blocks(agent(0xAA), spans, dg));
         send(dg);
         send({0x00, 0x01, 0x02});  // malformed: counted and dropped
         clock += 0.05;

@@ -16,7 +16,7 @@
 #include "slanim/net/relay.hpp"
 
 using namespace slanim;
-namespace pn = slanim::puppetry_net;
+namespace pn = slanim::puppetry;
 
 namespace {
 

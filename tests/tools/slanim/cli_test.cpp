@@ -17,10 +17,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_run.hpp"
-#include "demo_motion.hpp"
+#include "slanim/core/skeleton.hpp"
 #include "slanim/formats/anim.hpp"
 #include "slanim/formats/io.hpp"
 #include "slanim/formats/anim_codec.hpp"
+#include "slanim/runtime/demo_motions.hpp"
 #include "test_util.hpp"
 
 using namespace slanim;
@@ -49,7 +50,7 @@ fs::path temp_dir() {
 }
 
 std::string write_demo(const fs::path& dir) {
-    Motion m = cli::make_demo_motion();
+    Motion m = make_demo_motion(*Skeleton::default_skeleton());
     const auto bytes = write_anim(encode_motion(m));
     const std::string path = (dir / "demo.anim").string();
     EXPECT_TRUE(write_file_atomic(path, bytes).ok());

@@ -94,7 +94,7 @@ ChildRun run_slanim(const std::vector<std::string>& args, const fs::path& err_fi
     slanim::test::LoopbackUdp sender;
     std::vector<std::vector<std::uint8_t>> garbage;
     {
-        // One of each framing fault (puppetry_net::DatagramFault), never a valid datagram.
+        // One of each framing fault (puppetry::DatagramFault), never a valid datagram.
         garbage.push_back({});                                        // short (empty)
         garbage.push_back(std::vector<std::uint8_t>(17, 0xA1));       // short
         std::vector<std::uint8_t> h(30, 0);                          // magic

@@ -28,7 +28,7 @@
 #include "slanim/runtime/world.hpp"
 
 using namespace slanim;
-namespace pn = slanim::puppetry_net;
+namespace pn = slanim::puppetry;
 
 namespace {
 

@@ -41,7 +41,7 @@
 #include "slanim/puppetry/event_block.hpp"
 
 using namespace slanim;
-namespace pn = slanim::puppetry_net;
+namespace pn = slanim::puppetry;
 using namespace std::chrono_literals;
 
 namespace {

@@ -38,7 +38,7 @@ inline RelayJoin issue_agent(int admin_port, const Uuid& id) {
 /// issue_agent, then the use-circuit-code datagram from `udp` to the relay's UDP port.
 inline RelayJoin join_relay(int admin_port, int relay_udp, const Uuid& id, const LoopbackUdp& udp) {
     RelayJoin j = issue_agent(admin_port, id);
-    udp.send_to(relay_udp, puppetry_net::encode_use_circuit_code(id, j.circuit_code));
+    udp.send_to(relay_udp, puppetry::encode_use_circuit_code(id, j.circuit_code));
     return j;
 }
 

@@ -26,7 +26,7 @@
 #include "slanim/puppetry/datagram.hpp"
 
 using namespace slanim;
-namespace pn = slanim::puppetry_net;
+namespace pn = slanim::puppetry;
 
 namespace {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Puppetry sources: UDP (puppetry_net datagrams), LEAP on stdin/stdout, capture replay.
+// Puppetry sources: UDP (puppetry datagrams), LEAP on stdin/stdout, capture replay.
 #include "slanim/net/puppetry_sources.hpp"
 
 #include <arpa/inet.h>
@@ -70,10 +70,10 @@ void UdpPuppetrySource::poll(PuppetryRuntime& runtime, World&, double) {
             }
         }
         // MSG_TRUNC reports the real length: a datagram larger than the buffer is malformed
-        // (the framing caps datagrams at puppetry_net::kMaxDatagramSize).
+        // (the framing caps datagrams at puppetry::kMaxDatagramSize).
         const auto size = static_cast<std::size_t>(n);
         if (size > buffer_.size()) {
-            runtime.reject_datagram(puppetry_net::DatagramFault::Oversize);
+            runtime.reject_datagram(puppetry::DatagramFault::Oversize);
             continue;
         }
         runtime.receive_datagram({buffer_.data(), size});

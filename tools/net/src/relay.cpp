@@ -15,7 +15,7 @@
 
 namespace slanim {
 
-namespace pn = puppetry_net;
+namespace pn = puppetry;
 
 struct PuppetryRelay::Agent {
     struct Slot {

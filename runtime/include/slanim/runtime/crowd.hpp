@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Crowds for benchmarks, `slanim crowd` and tests: many avatars playing a shared set of clips
-// with staggered start times, and a built-in mix of generated motions that needs no data files.
+// with staggered start times (the built-in mix of generated motions that needs no data files is
+// in slanim/runtime/demo_motions.hpp).
 #pragma once
 
 #include <memory>
@@ -11,22 +12,10 @@
 #include "slanim/core/clip.hpp"
 #include "slanim/core/motion.hpp"
 #include "slanim/core/skeleton.hpp"
+#include "slanim/runtime/demo_motions.hpp"
 #include "slanim/runtime/world.hpp"
 
 namespace slanim {
-
-/// Four generated motions (made by code, no third-party data), the mix of a crowd when no file
-/// is given: "demo_walk" (legs, arms and pelvis bob, priority 1, 1 s loop), "demo_dance"
-/// (spine, arms and head, priority 2, 2 s loop), "demo_hands" (Bento fingers and face,
-/// priority 3, 1.5 s loop) and "demo_reach" (left arm, priority 2, 2 s loop, with one
-/// constraint of chain length 2 holding the left hand to the left hip, like the viewer's
-/// constrained motions). Joint indices are resolved against `skeleton` (joints it lacks are
-/// left unresolved, −1).
-struct DemoMotion {
-    std::string name;
-    Motion motion;
-};
-std::vector<DemoMotion> make_crowd_demo_motions(const Skeleton& skeleton);
 
 /// Makes `m` loop over its whole duration (loop in 0, loop out = duration), so a crowd keeps
 /// playing it; a motion that already loops is left alone.

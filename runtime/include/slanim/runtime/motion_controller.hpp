@@ -16,6 +16,7 @@
 
 #include "slanim/core/blend.hpp"
 #include "slanim/core/clip.hpp"
+#include "slanim/core/sampling.hpp"
 #include "slanim/core/skeleton.hpp"
 #include "slanim/ik/constraints.hpp"
 #include "slanim/runtime/custom_motion.hpp"

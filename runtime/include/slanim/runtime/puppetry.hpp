@@ -217,7 +217,7 @@ public:
     /// datagram_faults(); datagrams no avatar is bound to in unrouted_datagrams().
     void receive_datagram(std::span<const std::uint8_t> datagram);
     /// Counts a datagram a source dropped before decoding (e.g. larger than its buffer).
-    void reject_datagram(puppetry_net::DatagramFault why);
+    void reject_datagram(puppetry::DatagramFault why);
     /// Queues an already decoded event for `e` at once (LEAP and replay sources), received at
     /// the injected clock's time, or at the last ingest's time without one.
     bool receive_event(Entity e, std::int32_t remote_ms, std::span<const PuppetryJointSample> joints);
@@ -240,8 +240,8 @@ public:
     /// so a tool that replaces its world (slanim view restarting playback) keeps one running
     /// count. Not during ingest.
     void carry_datagram_counters(const PuppetryRuntime& previous);
-    /// Malformed datagrams per puppetry_net::DatagramFault (indexed by its value).
-    [[nodiscard]] std::span<const std::uint64_t, puppetry_net::kNumDatagramFaults> datagram_faults() const {
+    /// Malformed datagrams per puppetry::DatagramFault (indexed by its value).
+    [[nodiscard]] std::span<const std::uint64_t, puppetry::kNumDatagramFaults> datagram_faults() const {
         return datagram_faults_;
     }
     /// One line for logs: the playback counters of `e` and the datagram counters, with the
@@ -268,7 +268,7 @@ private:
     std::function<double()> clock_;
     double now_ = 0.0;
     std::uint64_t malformed_datagrams_ = 0, unrouted_datagrams_ = 0;
-    std::array<std::uint64_t, puppetry_net::kNumDatagramFaults> datagram_faults_{};
+    std::array<std::uint64_t, puppetry::kNumDatagramFaults> datagram_faults_{};
     std::vector<PuppetryJointSample> scratch_;
     std::vector<PuppetryEvent> events_;
 };

@@ -38,7 +38,7 @@ namespace slanim {
 
 namespace {
 
-namespace pn = puppetry_net;
+namespace pn = puppetry;
 
 constexpr double kRangeM = 25.0;  // the relay's default range: every agent keeps it
 constexpr int kSilentPerRegion = 8;  // agents with credentials and no circuit, per region

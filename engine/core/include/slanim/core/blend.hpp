@@ -10,6 +10,7 @@
 
 #include "slanim/core/math.hpp"
 #include "slanim/core/pose.hpp"
+#include "slanim/core/track_usage.hpp"
 
 namespace slanim {
 
@@ -24,20 +25,6 @@ struct JointStateRef {
     std::uint8_t usage = 0;          ///< kUsagePos | kUsageRot | kUsageScale
     bool additive = false;           ///< ADDITIVE_BLEND motion
 };
-
-/// Instruction set of PoseBlender's vector fold. The results are the same bits on every one.
-enum class BlendIsa : std::uint8_t {
-    Auto,    ///< the best this CPU has (AVX-512F, else SSE2)
-    Sse2,    ///< 16 lanes as four SSE registers (every x86-64 CPU)
-    Avx512,  ///< 16 lanes in one AVX-512 register
-    Scalar,  ///< the viewer's per-joint code only (non-x86 builds use it always)
-};
-/// Chooses the fold's instruction set for every PoseBlender of the process (tests and
-/// comparisons; the default is Auto). Returns false, changing nothing, when the CPU or the build
-/// lacks it. Not thread-safe: call while no blender runs.
-bool set_blend_isa(BlendIsa isa);
-/// The instruction set in use (never Auto).
-BlendIsa blend_isa();
 
 /// The tracks of one 16-joint block of the skeleton (joints 16·block .. 16·block + 15) in a
 /// LayerShape: bit i of `mask` set when joint 16·block + i has a track; those tracks are
@@ -109,15 +96,18 @@ struct QueuedJointState {
 /// Layout (SoA, like ozz's BlendingJob inputs): per slot, one float array per component
 /// (rotation x/y/z/w, position x/y/z, scale x/y/z, weight) over the joints, padded to a multiple
 /// of 16, plus priority and usage bytes. add() copies the state's values into its slot (so the
-/// pointers of a JointStateRef need only be valid during the call); blend_and_apply() folds 16
-/// joints at a time per slot with contiguous loads (AVX-512 when the CPU has it, else SSE2),
-/// performing for every lane the float operations of the viewer's scalar
-/// `LLJointStateBlender::blendJointStates` in the same order, so results are bit-identical to
-/// it; joints holding an additive or scaled state take the scalar code. A motion is best
-/// offered whole (add_layer): its states are then inserted a block at a time, or, with AVX-512
-/// and nothing else offered in the frame, folded without going through the slots at all. Not
-/// thread-safe, including the const members (count and slot insert recorded layers): one
-/// blender per thread (the World keeps one per worker).
+/// pointers of a JointStateRef need only be valid during the call); blend_and_apply() folds the
+/// slots with contiguous loads, one lane per joint, on the instruction set active_isa() names
+/// (slanim/core/isa.hpp: 16 joints per AVX-512 register, 8 per AVX2 register, 4 per SSE2
+/// register, or the scalar code), performing for every lane the float operations of the
+/// viewer's scalar `LLJointStateBlender::blendJointStates` in the same order, so results are
+/// bit-identical to it on every one; joints holding an additive or scaled state take the scalar
+/// code. A motion is best offered whole (add_layer): with nothing else offered in the frame it
+/// is folded without going through the slots at all (any vector instruction set), else its
+/// states are inserted (a 16-joint block at a time with AVX-512). Not thread-safe, including
+/// the const members (count and slot insert recorded layers): one blender per thread (the
+/// World keeps one per worker); change the instruction set (set_active_isa) only between
+/// frames.
 class PoseBlender {
 public:
     static constexpr int kSlots = 6;  ///< JSB_NUM_JOINT_STATES
@@ -149,14 +139,16 @@ public:
     /// every track's usage; tracks whose joint is ≥ num_joints() are dropped, as add() drops
     /// them; a null `layer.shape` adds nothing. No allocation.
     ///
-    /// With AVX-512 the layer is only recorded (up to kMaxDeferred; more are inserted as they
-    /// come), so **its arrays and shape must stay valid until the next blend_and_apply(),
-    /// add(), count() or slot() call**. When a frame's states all come from such layers
-    /// (no add(), no additive layer, no scales), blend_and_apply() folds them straight from
-    /// the layers' arrays, 16 joints at a time, ranking each joint's states by the viewer's
-    /// slot rule (priority, then order offered; the first six kept) instead of storing them
-    /// in slots; otherwise the layers are inserted into the slots a 16-joint block at a time
-    /// (masked vector stores, the slot rule evaluated per lane) before the other calls run.
+    /// With a vector instruction set (active_isa() above Isa::Scalar) the layer is only
+    /// recorded (up to kMaxDeferred; more are inserted as they come), so **its arrays and shape
+    /// must stay valid until the next blend_and_apply(), add(), count() or slot() call**. When
+    /// a frame's states all come from such layers (no add(), no additive layer, no scales),
+    /// blend_and_apply() folds them straight from the layers' arrays, 16 (AVX-512), 8 (AVX2)
+    /// or 4 (SSE2) joints at a time, ranking each joint's states by the viewer's slot rule
+    /// (priority, then order offered; the first six kept) instead of storing them in slots;
+    /// otherwise the layers are inserted into the slots (AVX-512: a 16-joint block at a time,
+    /// masked vector stores with the slot rule evaluated per lane; else add() per track)
+    /// before the other calls run.
     void add_layer(const BlendLayer& layer);
     /// Layers recorded at most before they are inserted into the slots.
     static constexpr int kMaxDeferred = 16;
@@ -188,23 +180,23 @@ private:
     /// others are never read for this state). Inline: add()'s fast path runs once per state.
     void store(std::size_t s, std::size_t j, const JointStateRef& st) {
         float* base = values_.data() + s * kFields * stride_ + j;
-        const std::uint8_t usage = st.usage & 7u;
-        if (usage & 2u) {  // kUsageRot (clip.hpp)
+        const std::uint8_t usage = st.usage & kUsageAll;
+        if (usage & kUsageRot) {
             base[kRx * stride_] = st.rotation->x, base[kRy * stride_] = st.rotation->y;
             base[kRz * stride_] = st.rotation->z, base[kRw * stride_] = st.rotation->w;
         }
-        if (usage & 1u) {  // kUsagePos
+        if (usage & kUsagePos) {
             base[kPx * stride_] = st.position->x, base[kPy * stride_] = st.position->y;
             base[kPz * stride_] = st.position->z;
         }
-        if (usage & 4u) {  // kUsageScale
+        if (usage & kUsageScale) {
             base[kSx * stride_] = st.scale->x, base[kSy * stride_] = st.scale->y;
             base[kSz * stride_] = st.scale->z;
         }
         base[kWeight * stride_] = st.weight;
         priorities_[s * stride_ + j] = st.priority;
         flags_[s * stride_ + j] = static_cast<std::uint8_t>(usage | (st.additive ? kAdditiveFlag : 0u));
-        if (st.additive || (usage & 4u)) scalar_[j] = 1, any_scalar_ = true;
+        if (st.additive || (usage & kUsageScale)) scalar_[j] = 1, any_scalar_ = true;
         slots_used_ = true;
     }
     static constexpr std::uint8_t kAdditiveFlag = 0x80;
@@ -228,7 +220,7 @@ private:
     std::array<BlendLayer, kMaxDeferred> deferred_{};  // recorded layers (add_layer)
     int num_deferred_ = 0;
     bool deferred_slots_ = false;  // a recorded layer is additive or has scales: slots needed
-    std::vector<std::byte> fold_scratch_;  // the vector fold's running blends (blend_kernel.hpp)
+    std::vector<std::byte> fold_scratch_;  // the AVX-512 fold's running blends (blend_avx512.cpp)
 };
 
 }  // namespace slanim

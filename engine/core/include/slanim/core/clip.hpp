@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-// The immutable runtime motion ("clip") and the sampling job (spec §2.1, §2.2).
+// The immutable runtime motion ("clip") and its motion-time to curve-time mapping (spec §2.2).
 //
 // A MotionClip is built once from a decoded Motion for one skeleton and shared by every avatar
 // that plays it (like the viewer's process-wide keyframe cache). Keys live in flat arrays, times
-// separate from values (SoA), one track per animated joint; a SamplingCursor remembers each
-// track's key interval so forward playback does no search.
+// separate from values (SoA), one track per animated joint. Sampling a clip at a curve time is
+// SamplingJob's work (slanim/core/sampling.hpp).
 #pragma once
 
 #include <array>
@@ -15,17 +15,14 @@
 #include <vector>
 
 #include "slanim/core/blend.hpp"
-
 #include "slanim/core/math.hpp"
 #include "slanim/core/motion.hpp"
 #include "slanim/core/result.hpp"
+#include "slanim/core/track_usage.hpp"
 
 namespace slanim {
 
 class Skeleton;
-
-/// `LLJointState` usage bits.
-enum Usage : std::uint8_t { kUsagePos = 1, kUsageRot = 2, kUsageScale = 4 };
 
 /// Per-track description. A track animates one skeleton joint.
 struct ClipTrack {
@@ -39,41 +36,8 @@ struct ClipTrack {
 };
 
 namespace detail {
-
-/// One animated curve (two keys or more) sampled on its own: `count` keys from `first` in the
-/// clip's time/value arrays, driving `track`.
-struct PlanCurve {
-    std::uint32_t track = 0;
-    std::uint32_t first = 0, count = 0;
-    std::uint32_t cursor = 0;  ///< its slot in SamplingCursor::rot / pos
-};
-
-/// Animated curves of one kind whose key times are identical: one seek and one interpolant
-/// per frame for all of them, values stored structure-of-arrays.
-struct PlanGroup {
-    std::uint32_t times_first = 0, num_keys = 0;  ///< the shared times, in rot/pos_times()
-    std::uint32_t cursor = 0;        ///< the group's slot in SamplingCursor::rot / pos
-    std::uint32_t tracks_first = 0;  ///< in SamplingPlan::group_tracks
-    std::uint32_t num_curves = 0;    ///< lanes in use; lanes are padded to a multiple of 4
-    std::uint32_t values_first = 0;  ///< in rot_soa / pos_soa: [key][component][lane]
-};
-
-/// How SamplingJob walks a clip, built once by MotionClip::build from tracks(). Curves with one
-/// key are constants (copied, no search); animated curves sharing their key times with three
-/// or more others form groups; the rest are sampled one by one.
-struct SamplingPlan {
-    std::vector<std::uint32_t> const_rot_tracks, const_pos_tracks;
-    std::vector<Quat> const_rot_values;
-    std::vector<Vec3> const_pos_values;
-    std::vector<PlanCurve> rot_curves, pos_curves;
-    std::vector<PlanGroup> rot_groups, pos_groups;
-    std::vector<std::uint32_t> group_tracks;  ///< padding lanes hold kNoTrack
-    std::vector<float> rot_soa, pos_soa;      ///< padding lanes hold identity / zero
-    /// Cursor slots: one per animated rotation (position) curve or group.
-    std::uint32_t rot_cursors = 0, pos_cursors = 0;
-    static constexpr std::uint32_t kNoTrack = 0xFFFFFFFFu;
-};
-
+/// How SamplingJob walks a clip (private to slanim::core: engine/core/src/sampling_plan.hpp).
+struct SamplingPlan;
 }  // namespace detail
 
 class MotionClip {
@@ -109,8 +73,9 @@ public:
     [[nodiscard]] std::span<const Quat> rot_values() const { return rot_values_; }
     [[nodiscard]] std::span<const float> pos_times() const { return pos_times_; }
     [[nodiscard]] std::span<const Vec3> pos_values() const { return pos_values_; }
-    /// The sampling plan (an implementation detail of SamplingJob).
-    [[nodiscard]] const detail::SamplingPlan& sampling_plan() const { return plan_; }
+    /// The sampling plan (an implementation detail of SamplingJob, complete only inside
+    /// slanim::core).
+    [[nodiscard]] const detail::SamplingPlan& sampling_plan() const { return *plan_; }
 
     /// Joint signature rows (`LLMotion::mJointSignature`, spec §3.3): per viewer joint number,
     /// 0xFF >> (7 − priority) where the motion has that component, else 0. Row 0 = position,
@@ -119,8 +84,12 @@ public:
         return signature_[row];
     }
 
+    ~MotionClip();
+    MotionClip(const MotionClip&) = delete;
+    MotionClip& operator=(const MotionClip&) = delete;
+
 private:
-    MotionClip() = default;
+    MotionClip();
     std::string name_;
     Motion motion_;
     float duration_ = 0.f, loop_in_ = 0.f, loop_out_ = 0.f, ease_in_ = 0.f, ease_out_ = 0.f;
@@ -133,36 +102,9 @@ private:
     std::vector<float> rot_times_, pos_times_;
     std::vector<Quat> rot_values_;
     std::vector<Vec3> pos_values_;
-    detail::SamplingPlan plan_;
+    std::unique_ptr<detail::SamplingPlan> plan_;  // never null
     LayerShape layer_shape_;
     std::array<std::array<std::uint8_t, 216>, 2> signature_{};
-};
-
-/// Per-instance sampling state: for each animated curve or key-sharing group of the clip's
-/// sampling plan, the index of the first key at or after the last sampled time (constant
-/// curves need none, so a clip of 187 tracks in a few groups keeps a few slots). Sized by
-/// SamplingCursor::reset; never allocates during sampling.
-struct SamplingCursor {
-    std::vector<std::uint32_t> rot, pos;
-    const MotionClip* clip = nullptr;
-    /// Prepares the cursor for `clip` (allocates); required before the first SamplingJob::run.
-    void reset(const MotionClip& clip);
-};
-
-/// Samples every track of a clip at one curve time (already mapped through looping, spec §2.2)
-/// with the viewer's curve rules (§2.1): hold before the first and after the last key, exact
-/// key hits, nlerp rotations, linear positions. Outputs are per track, in track order; only the
-/// components in a track's usage are written.
-struct SamplingJob {
-    const MotionClip* clip = nullptr;
-    float time = 0.f;                 ///< curve time, seconds
-    SamplingCursor* cursor = nullptr; ///< reset for `clip`
-    std::span<Quat> rotations;        ///< ≥ clip->tracks().size()
-    std::span<Vec3> positions;        ///< ≥ clip->tracks().size()
-
-    [[nodiscard]] bool validate() const;
-    /// Returns false (and writes nothing) when validate() fails. No allocation.
-    bool run() const;
 };
 
 /// The viewer's mLastLoopedTime / mLastUpdateTime, carried between frames (seconds).

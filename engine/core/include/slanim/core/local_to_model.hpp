@@ -5,7 +5,6 @@
 // (viewer order); scale is not inherited.
 #pragma once
 
-#include <cstdint>
 #include <span>
 
 #include "slanim/core/math.hpp"
@@ -28,12 +27,11 @@ struct LocalToModelJob {
 
     [[nodiscard]] bool validate() const;
     /// One pass over the skeleton's depths (Skeleton::depth_order); within a depth, four joints
-    /// at a time on SIMD lanes where available, with the scalar float operations in the same
-    /// order (bit-identical results). No allocation.
+    /// at a time on SIMD lanes (SSE2, in an AVX2 copy when active_isa() ≥ Avx2; one joint at a
+    /// time with Isa::Scalar), with the scalar float operations in the same order:
+    /// bit-identical results on every instruction set. No allocation. Thread-safe for distinct
+    /// outputs.
     bool run() const;
-
-private:
-    void four(const std::int16_t* joints) const;  // SIMD path (x86-64)
 };
 
 }  // namespace slanim

@@ -189,16 +189,21 @@ void soa_to_aos(SoaVec3In soa, std::span<Vec3> aos);
 // Jobs
 // ---------------------------------------------------------------------------------------------
 
-/// Which kernel runs. Auto picks the widest the CPU supports (`__builtin_cpu_supports`):
-/// AVX-512 (F, DQ, VL) > AVX2 + FMA > scalar. Forcing an ISA the CPU lacks makes validate()
-/// fail. The SIMD kernels use fused multiply-add and an approximate reciprocal square root with
-/// one Newton step; results agree with the scalar kernel to ~1e-6 (docs/skinning.md).
+/// Which kernel runs. Auto follows the process's instruction set, active_isa()
+/// (slanim/core/isa.hpp: the best the CPU has, or what SLANIM_ISA / set_active_isa() chose):
+/// Avx512 → the AVX-512 kernel (F, DQ, VL, BW), Avx2 → AVX2 + FMA, Sse2 and Scalar → the scalar
+/// kernel. The other values force a kernel for this job (tests, benchmarks), also above
+/// active_isa(); forcing one the CPU or the build lacks makes validate() fail. The SIMD kernels
+/// use fused multiply-add and an approximate reciprocal square root with one Newton step, so
+/// unlike the other kernels their results differ from the scalar kernel's (and from each other's)
+/// in the last bits: by ≤ ~1e-6 m (docs/skinning.md).
 enum class SkinningIsa : std::uint8_t { Auto, Scalar, Avx2, Avx512 };
 
 /// True when the kernel for `isa` was built and the CPU runs it (Auto and Scalar: always).
+/// Thread-safe.
 [[nodiscard]] bool skinning_isa_supported(SkinningIsa isa);
-/// The kernel that `isa` selects on this CPU (Auto resolved; an unsupported ISA is returned as
-/// is).
+/// The kernel that `isa` selects now (Auto resolved through active_isa(); any other value is
+/// returned as is, supported or not).
 [[nodiscard]] SkinningIsa resolve_skinning_isa(SkinningIsa isa);
 [[nodiscard]] const char* to_string(SkinningIsa isa);
 

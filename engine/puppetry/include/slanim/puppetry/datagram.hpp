@@ -53,7 +53,7 @@
 #include "slanim/core/math.hpp"
 #include "slanim/core/result.hpp"
 
-namespace slanim::puppetry_net {
+namespace slanim::puppetry {
 
 /// An agent id: the 16 bytes of an LLUUID in text order (slanim::Uuid from llsd.hpp).
 using AgentId = Uuid;
@@ -187,4 +187,4 @@ Result<std::array<std::uint8_t, kPositionReportSize>> encode_position_report(con
 std::array<std::uint8_t, kUseCircuitCodeSize> encode_use_circuit_code(const AgentId& agent,
                                                                       std::uint32_t circuit_code);
 
-}  // namespace slanim::puppetry_net
+}  // namespace slanim::puppetry

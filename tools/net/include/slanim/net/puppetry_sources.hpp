@@ -49,8 +49,8 @@ Result<std::size_t> puppetry_frame_samples(const PuppetryFrame& frame, const Ske
 Result<PuppetryEvent> puppetry_frame_event(const PuppetryFrame& frame, const Skeleton& skeleton,
                                            std::int32_t timestamp_ms);
 
-/// UDP datagrams in the puppetry_net framing. Datagrams go through
-/// PuppetryRuntime::receive_datagram (routing by agent id, malformed ones counted there).
+/// UDP datagrams in the puppetry datagram framing (slanim/puppetry/datagram.hpp). Datagrams go
+/// through PuppetryRuntime::receive_datagram (routing by agent id, malformed ones counted there).
 class UdpPuppetrySource final : public PuppetrySource {
 public:
     /// Binds a non-blocking UDP socket on `host` (an IPv4 address, e.g. 127.0.0.1) and `port`

@@ -149,7 +149,7 @@ struct RelayEndpoint {
 struct RelayCounters {
     // UDP input.
     std::uint64_t datagrams_received = 0;      ///< every datagram passed to receive_datagram
-    std::uint64_t datagrams_malformed = 0;     ///< framing errors (puppetry_net), dropped whole
+    std::uint64_t datagrams_malformed = 0;     ///< framing errors (puppetry::decode_datagram), dropped whole
     // Authentication and rate limits (each datagram counted here is dropped whole).
     std::uint64_t credentials_issued = 0;      ///< issue() calls that succeeded
     std::uint64_t credentials_revoked = 0;     ///< revoke() calls that removed an agent
@@ -288,7 +288,7 @@ public:
 
     /// Forwards every queued block (see the rules) through `send`, empties the queues, then
     /// removes agents idle for longer than idle_timeout_s. Datagrams hold consecutive blocks of
-    /// one sender and stay within puppetry_net::kDatagramSoftLimit bytes.
+    /// one sender and stay within puppetry::kDatagramSoftLimit bytes.
     /// With `publish`, each sender's accepted blocks of the tick (after transmit, event_size
     /// and the newest-5 rule) are also published as one bus message carrying the sender's id
     /// and global position (region position + config origin), whoever receives them locally.

@@ -1,0 +1,688 @@
+// SPDX-License-Identifier: MIT
+// The PoseBlender's folds for AVX2 and SSE2 (private). Included by blend_avx2.cpp (compiled
+// with -mavx2: 8 lanes, __m256) and blend_sse2.cpp (x86-64 baseline: 4 lanes, __m128) inside the
+// namespace named by SLANIM_BLEND_LANES_NS, so each translation unit has its own symbols (none
+// compiled for AVX2 can be picked by the linker for an SSE2 caller).
+//
+// One lane per joint, W joints (a chunk) at a time: the AVX-512 fold (blend_avx512.cpp) with
+// lane masks kept as all-ones/all-zeros vectors and applied by blends (AVX2 vblendvps; SSE2
+// and/andnot/or) instead of k registers. Every lane performs the float operations of
+// PoseBlender::blend_one (the viewer's LLJointStateBlender::blendJointStates for non-additive
+// states without scale) in the same order and on the same values as the AVX-512 fold: the
+// first-contributor copy, the capacity-limited sums, lerp over positions, ll_nlerp over
+// rotations with LLQuaternion::normalize's thresholds, ll_slerp (scalar) in lanes whose
+// quaternions lie in opposite hemispheres, then the composition with the identity additive
+// terms. Separate multiplies and adds (-ffp-contract=off, no FMA), IEEE square root and
+// division: the results are the scalar code's bits.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include <immintrin.h>
+
+#include "blend_args.hpp"
+#include "slanim/core/clip.hpp"
+
+namespace slanim::blend_detail::SLANIM_BLEND_LANES_NS {
+
+// The fold's helpers are inlined into its loops (one call per layer and chunk otherwise).
+#define SLANIM_LANES_INLINE __attribute__((always_inline)) inline
+
+// ---- The lane operations of the instruction set ---------------------------------------------
+#if defined(__AVX2__)
+constexpr int W = 8;  // lanes: joints per chunk
+using F = __m256;     // W floats, or W lane masks (all bits set: lane on)
+inline F set1(float x) { return _mm256_set1_ps(x); }
+inline F set1_bits(std::int32_t x) { return _mm256_castsi256_ps(_mm256_set1_epi32(x)); }
+inline F zero() { return _mm256_setzero_ps(); }
+inline F add(F a, F b) { return _mm256_add_ps(a, b); }
+inline F sub(F a, F b) { return _mm256_sub_ps(a, b); }
+inline F mul(F a, F b) { return _mm256_mul_ps(a, b); }
+inline F div(F a, F b) { return _mm256_div_ps(a, b); }
+inline F sqrt(F a) { return _mm256_sqrt_ps(a); }
+inline F and_(F a, F b) { return _mm256_and_ps(a, b); }
+inline F or_(F a, F b) { return _mm256_or_ps(a, b); }
+inline F andnot(F a, F b) { return _mm256_andnot_ps(b, a); }  // a & ~b
+inline F sel(F m, F a, F b) { return _mm256_blendv_ps(b, a, m); }  // m ? a : b
+inline F lt(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
+inline F le(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_LE_OQ); }
+inline F gt(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
+inline F eq(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_EQ_OQ); }
+inline F neq(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_NEQ_UQ); }  // NaN: true
+inline F ord(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_ORD_Q); }
+inline unsigned bits(F m) { return static_cast<unsigned>(_mm256_movemask_ps(m)); }
+inline F loadu(const float* p) { return _mm256_loadu_ps(p); }
+inline void storeu(float* p, F v) { _mm256_storeu_ps(p, v); }
+// Integer lanes (as the bits of F).
+inline __m256i as_i(F a) { return _mm256_castps_si256(a); }
+inline F as_f(__m256i a) { return _mm256_castsi256_ps(a); }
+inline F i_gt(F a, F b) { return as_f(_mm256_cmpgt_epi32(as_i(a), as_i(b))); }
+inline F i_eq(F a, F b) { return as_f(_mm256_cmpeq_epi32(as_i(a), as_i(b))); }
+inline F i_sub(F a, F b) { return as_f(_mm256_sub_epi32(as_i(a), as_i(b))); }
+// W bytes at p (all readable) as W integer lanes.
+inline F widen_u8(const std::uint8_t* p) {
+    std::int64_t x;
+    std::memcpy(&x, p, sizeof x);
+    return as_f(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128(x)));
+}
+// Lane l on where bit l of m is set.
+inline F lane_mask(unsigned m) {
+    const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    return as_f(_mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(m)), bit), bit));
+}
+// Groups of four floats for the AoS transposes: the group at `lo` in lanes 0-3, the one at
+// `lo + hi` in lanes 4-7 (each 128-bit half is transposed alike).
+inline F load_groups(const float* lo, std::size_t hi) {
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(lo)), _mm_loadu_ps(lo + hi), 1);
+}
+inline void store_groups(float* lo, std::size_t hi, F v) {
+    _mm_storeu_ps(lo, _mm256_castps256_ps128(v));
+    _mm_storeu_ps(lo + hi, _mm256_extractf128_ps(v, 1));
+}
+inline F unpacklo(F a, F b) { return _mm256_unpacklo_ps(a, b); }
+inline F unpackhi(F a, F b) { return _mm256_unpackhi_ps(a, b); }
+template <int Imm>
+inline F shuf(F a, F b) {
+    return _mm256_shuffle_ps(a, b, Imm);
+}
+// Per 8-lane mask: for each lane with its bit set, the index of its packed value (0, 1, ...).
+struct ExpandTable {
+    alignas(8) std::uint8_t index[256][8];
+    constexpr ExpandTable() : index{} {
+        for (unsigned m = 0; m < 256; ++m) {
+            std::uint8_t k = 0;
+            for (int l = 0; l < 8; ++l)
+                if (m >> l & 1u) index[m][l] = k++;
+        }
+    }
+};
+inline constexpr ExpandTable kExpand{};
+// Spreads W packed values (lanes 0, 1, ...) to the lanes of a mask, in order; other lanes 0.
+struct Expand {
+    __m256i index;
+    F on;
+    explicit Expand(unsigned m) : on(lane_mask(m)) {
+        std::int64_t x;
+        std::memcpy(&x, kExpand.index[m & 0xFFu], sizeof x);
+        index = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(x));
+    }
+    F operator()(F v) const { return and_(_mm256_permutevar8x32_ps(v, index), on); }
+};
+#else
+constexpr int W = 4;
+using F = __m128;
+inline F set1(float x) { return _mm_set1_ps(x); }
+inline F set1_bits(std::int32_t x) { return _mm_castsi128_ps(_mm_set1_epi32(x)); }
+inline F zero() { return _mm_setzero_ps(); }
+inline F add(F a, F b) { return _mm_add_ps(a, b); }
+inline F sub(F a, F b) { return _mm_sub_ps(a, b); }
+inline F mul(F a, F b) { return _mm_mul_ps(a, b); }
+inline F div(F a, F b) { return _mm_div_ps(a, b); }
+inline F sqrt(F a) { return _mm_sqrt_ps(a); }
+inline F and_(F a, F b) { return _mm_and_ps(a, b); }
+inline F or_(F a, F b) { return _mm_or_ps(a, b); }
+inline F andnot(F a, F b) { return _mm_andnot_ps(b, a); }  // a & ~b
+inline F sel(F m, F a, F b) { return _mm_or_ps(_mm_and_ps(m, a), _mm_andnot_ps(m, b)); }
+inline F lt(F a, F b) { return _mm_cmplt_ps(a, b); }    // ordered
+inline F le(F a, F b) { return _mm_cmple_ps(a, b); }    // ordered
+inline F gt(F a, F b) { return _mm_cmpgt_ps(a, b); }    // ordered
+inline F eq(F a, F b) { return _mm_cmpeq_ps(a, b); }    // ordered
+inline F neq(F a, F b) { return _mm_cmpneq_ps(a, b); }  // unordered: NaN gives true
+inline F ord(F a, F b) { return _mm_cmpord_ps(a, b); }
+inline unsigned bits(F m) { return static_cast<unsigned>(_mm_movemask_ps(m)); }
+inline F loadu(const float* p) { return _mm_loadu_ps(p); }
+inline void storeu(float* p, F v) { _mm_storeu_ps(p, v); }
+inline __m128i as_i(F a) { return _mm_castps_si128(a); }
+inline F as_f(__m128i a) { return _mm_castsi128_ps(a); }
+inline F i_gt(F a, F b) { return as_f(_mm_cmpgt_epi32(as_i(a), as_i(b))); }
+inline F i_eq(F a, F b) { return as_f(_mm_cmpeq_epi32(as_i(a), as_i(b))); }
+inline F i_sub(F a, F b) { return as_f(_mm_sub_epi32(as_i(a), as_i(b))); }
+inline F widen_u8(const std::uint8_t* p) {
+    std::int32_t x;
+    std::memcpy(&x, p, sizeof x);
+    const __m128i z = _mm_setzero_si128();
+    return as_f(_mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128(x), z), z));
+}
+inline F lane_mask(unsigned m) {
+    const __m128i bit = _mm_setr_epi32(1, 2, 4, 8);
+    return as_f(_mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32(static_cast<int>(m)), bit), bit));
+}
+inline F load_groups(const float* lo, std::size_t) { return _mm_loadu_ps(lo); }
+inline void store_groups(float* lo, std::size_t, F v) { _mm_storeu_ps(lo, v); }
+inline F unpacklo(F a, F b) { return _mm_unpacklo_ps(a, b); }
+inline F unpackhi(F a, F b) { return _mm_unpackhi_ps(a, b); }
+template <int Imm>
+inline F shuf(F a, F b) {
+    return _mm_shuffle_ps(a, b, Imm);
+}
+// The shuffle that spreads packed lanes to the lanes of mask M (lanes off pick lane 0).
+constexpr int expand_imm(unsigned m) {
+    int imm = 0, k = 0;
+    for (int l = 0; l < 4; ++l)
+        if (m >> l & 1u) imm |= (k++) << (2 * l);
+    return imm;
+}
+template <unsigned M>
+inline F expand_const(F v) {
+    return and_(_mm_shuffle_ps(v, v, expand_imm(M)), lane_mask(M));
+}
+struct Expand {
+    unsigned m;
+    explicit Expand(unsigned mask) : m(mask) {}
+    F operator()(F v) const {
+        switch (m) {
+#define SLANIM_EXPAND_CASE(M) \
+    case M: return expand_const<M>(v);
+            SLANIM_EXPAND_CASE(1) SLANIM_EXPAND_CASE(2) SLANIM_EXPAND_CASE(3) SLANIM_EXPAND_CASE(4)
+            SLANIM_EXPAND_CASE(5) SLANIM_EXPAND_CASE(6) SLANIM_EXPAND_CASE(7) SLANIM_EXPAND_CASE(8)
+            SLANIM_EXPAND_CASE(9) SLANIM_EXPAND_CASE(10) SLANIM_EXPAND_CASE(11) SLANIM_EXPAND_CASE(12)
+            SLANIM_EXPAND_CASE(13) SLANIM_EXPAND_CASE(14) SLANIM_EXPAND_CASE(15)
+#undef SLANIM_EXPAND_CASE
+            default: return zero();
+        }
+    }
+};
+#endif
+constexpr unsigned kAllLanes = (1u << W) - 1u;
+inline F abs_(F a) { return and_(a, set1_bits(0x7FFFFFFF)); }
+inline unsigned first_lanes(int n) { return n >= W ? kAllLanes : (1u << n) - 1u; }
+
+// ---- AoS ↔ SoA --------------------------------------------------------------------------------
+// Floats per 128-bit half of a register in the group loads: 4 quaternions or 4 Vec3.
+constexpr std::size_t kQuatHalf = 16, kVec3Half = 12;
+
+// W quaternions at q (all readable) into x, y, z, w lanes.
+inline void quats_in(const Quat* q, F (&out)[4]) {
+    const float* f = &q->x;
+    F a[4];
+    for (int k = 0; k < 4; ++k) a[k] = load_groups(f + 4 * k, kQuatHalf);  // quaternion k (and 4 + k)
+    const F t0 = unpacklo(a[0], a[1]), t1 = unpacklo(a[2], a[3]);  // x0 x1 y0 y1 | x2 x3 y2 y3
+    const F t2 = unpackhi(a[0], a[1]), t3 = unpackhi(a[2], a[3]);  // z0 z1 w0 w1 | z2 z3 w2 w3
+    out[0] = shuf<_MM_SHUFFLE(1, 0, 1, 0)>(t0, t1), out[1] = shuf<_MM_SHUFFLE(3, 2, 3, 2)>(t0, t1);
+    out[2] = shuf<_MM_SHUFFLE(1, 0, 1, 0)>(t2, t3), out[3] = shuf<_MM_SHUFFLE(3, 2, 3, 2)>(t2, t3);
+}
+inline void quats_out(const F (&in)[4], Quat* q) {
+    float* f = &q->x;
+    const F t0 = unpacklo(in[0], in[1]), t1 = unpackhi(in[0], in[1]);  // x0 y0 x1 y1 | x2 y2 x3 y3
+    const F t2 = unpacklo(in[2], in[3]), t3 = unpackhi(in[2], in[3]);  // z0 w0 z1 w1 | z2 w2 z3 w3
+    store_groups(f, kQuatHalf, shuf<_MM_SHUFFLE(1, 0, 1, 0)>(t0, t2));
+    store_groups(f + 4, kQuatHalf, shuf<_MM_SHUFFLE(3, 2, 3, 2)>(t0, t2));
+    store_groups(f + 8, kQuatHalf, shuf<_MM_SHUFFLE(1, 0, 1, 0)>(t1, t3));
+    store_groups(f + 12, kQuatHalf, shuf<_MM_SHUFFLE(3, 2, 3, 2)>(t1, t3));
+}
+// W Vec3 at v (all readable) into x, y, z lanes. Per half: a = x0 y0 z0 x1, b = y1 z1 x2 y2,
+// c = z2 x3 y3 z3.
+inline void vec3s_in(const Vec3* v, F (&out)[3]) {
+    const float* f = &v->x;
+    const F a = load_groups(f, kVec3Half), b = load_groups(f + 4, kVec3Half), c = load_groups(f + 8, kVec3Half);
+    const F xy_hi = shuf<_MM_SHUFFLE(2, 1, 3, 2)>(b, c);  // x2 y2 x3 y3
+    const F yz_lo = shuf<_MM_SHUFFLE(1, 0, 2, 1)>(a, b);  // y0 z0 y1 z1
+    out[0] = shuf<_MM_SHUFFLE(2, 0, 3, 0)>(a, xy_hi);
+    out[1] = shuf<_MM_SHUFFLE(3, 1, 2, 0)>(yz_lo, xy_hi);
+    out[2] = shuf<_MM_SHUFFLE(3, 0, 3, 1)>(yz_lo, c);
+}
+inline void vec3s_out(const F (&in)[3], Vec3* v) {
+    float* f = &v->x;
+    const F xy_lo = unpacklo(in[0], in[1]), xy_hi = unpackhi(in[0], in[1]);  // x0 y0 x1 y1 | x2 y2 x3 y3
+    const F zx = shuf<_MM_SHUFFLE(1, 1, 0, 0)>(in[2], in[0]);                   // z0 z0 x1 x1
+    const F yz = shuf<_MM_SHUFFLE(1, 1, 1, 1)>(in[1], in[2]);                   // y1 y1 z1 z1
+    const F zx3 = shuf<_MM_SHUFFLE(3, 3, 2, 2)>(in[2], in[0]);                  // z2 z2 x3 x3
+    const F yz3 = shuf<_MM_SHUFFLE(3, 3, 3, 3)>(in[1], in[2]);                  // y3 y3 z3 z3
+    store_groups(f, kVec3Half, shuf<_MM_SHUFFLE(2, 0, 1, 0)>(xy_lo, zx));
+    store_groups(f + 4, kVec3Half, shuf<_MM_SHUFFLE(1, 0, 2, 0)>(yz, xy_hi));
+    store_groups(f + 8, kVec3Half, shuf<_MM_SHUFFLE(2, 0, 2, 0)>(zx3, yz3));
+}
+// n ≤ W elements (lanes ≥ n read as zero; only n are read from memory).
+template <class T, int C>
+inline void load_n(const T* p, int n, F (&out)[C]) {
+    const auto in = [&](const T* q) {
+        if constexpr (C == 4) quats_in(q, out);
+        else vec3s_in(q, out);
+    };
+    if (n >= W) return in(p);
+    T tmp[W];
+    std::memset(static_cast<void*>(tmp), 0, sizeof tmp);
+    std::memcpy(static_cast<void*>(tmp), p, sizeof(T) * static_cast<std::size_t>(n));
+    in(tmp);
+}
+template <class T, int C>
+inline void store_n(const F (&v)[C], T* p, int n) {
+    const auto out = [&](T* q) {
+        if constexpr (C == 4) quats_out(v, q);
+        else vec3s_out(v, q);
+    };
+    if (n >= W) return out(p);
+    T tmp[W];
+    out(tmp);
+    std::memcpy(static_cast<void*>(p), tmp, sizeof(T) * static_cast<std::size_t>(n));
+}
+
+// ---- The fold of one chunk ------------------------------------------------------------------
+// A chunk of W joints: the running blend, the sums, the lanes blended so far, the pose as read.
+struct Chunk {
+    F r[4], p[3], sum_pos, sum_rot, has_pos, has_rot;
+    F in_r[4], in_p[3];
+    F blended;  // lanes this fold writes (the others keep the pose's bits)
+    std::size_t j0;
+    int lanes;
+};
+
+// Starts a chunk's blend from its pose; with `read_pose` false (every lane gets a first rotation
+// and position from its states) the pose cannot reach the output and is not read.
+SLANIM_LANES_INLINE void start_chunk(Chunk& c, const Quat* r, const Vec3* p, bool read_pose = true) {
+    if (read_pose) {
+        load_n(r, c.lanes, c.in_r);
+        load_n(p, c.lanes, c.in_p);
+    } else {
+        for (F& x : c.in_r) x = zero();
+        for (F& x : c.in_p) x = zero();
+    }
+    for (int k = 0; k < 4; ++k) c.r[k] = c.in_r[k];
+    for (int k = 0; k < 3; ++k) c.p[k] = c.in_p[k];
+    c.sum_pos = c.sum_rot = c.has_pos = c.has_rot = zero();
+}
+
+// `llmin(1, w + sum)` as the scalar code computes it (`ws < 1 ? ws : 1`: a NaN gives 1).
+inline F capped_sum(F w, F sum) {
+    const F one = set1(1.f), ws = add(w, sum);
+    return sel(lt(ws, one), ws, one);
+}
+// sum / nw on the lanes of `lanes`; skipped where every such lane has nw = 1 and a sum that is
+// not NaN (x / 1 = x exactly), as the AVX-512 fold does.
+inline F ratio(unsigned lanes, F sum, F nw) {
+    const F exact = and_(eq(nw, set1(1.f)), ord(sum, sum));
+    return (lanes & ~bits(exact)) ? div(sum, nw) : sum;
+}
+
+// ll_slerp(t, a, b) in the lanes of `lanes` (ll_nlerp's branch for opposite hemispheres; rare).
+__attribute__((noinline)) inline void slerp_lanes(unsigned lanes, const F& t, const F (&a)[4], const F (&b)[4], F (&out)[4]) {
+    alignas(32) float tf[W], af[4][W], bf[4][W], of[4][W];
+    storeu(tf, t);
+    for (int c = 0; c < 4; ++c) storeu(af[c], a[c]), storeu(bf[c], b[c]), storeu(of[c], out[c]);
+    for (int l = 0; l < W; ++l) {
+        if (!(lanes >> l & 1u)) continue;
+        const Quat q = ll_slerp(tf[l], Quat{af[0][l], af[1][l], af[2][l], af[3][l]}, Quat{bf[0][l], bf[1][l], bf[2][l], bf[3][l]});
+        of[0][l] = q.x, of[1][l] = q.y, of[2][l] = q.z, of[3][l] = q.w;
+    }
+    for (int c = 0; c < 4; ++c) out[c] = loadu(of[c]);
+}
+
+// One state per lane (a slot, or a layer's tracks) in the running blend: blend_one's loop body.
+struct State {
+    F r[4], p[3];
+    F w;      // weight
+    F usage;  // usage bits as integers
+    F lanes;  // lanes holding a state
+    // What is known for every lane (a layer's states): the weight (w1_known) and the usage
+    // (usage1 ≥ 0), so the lane conditions are computed on bits, not vectors.
+    bool w1_known = false;
+    float w1 = 0.f;
+    int usage1 = -1;
+};
+
+// The nlerp of a continuing rotation: t·r + (1 − t)·a normalised with LLQuaternion::normalize's
+// rules (kept when |1 − |q|| ≤ 1e-6, identity below 1e-7), into l.
+SLANIM_LANES_INLINE void nlerp(unsigned cont, F t, const F (&r)[4], const F (&a)[4], F (&l)[4]) {
+    const F one = set1(1.f), inv_t = sub(one, t);
+    for (int c = 0; c < 4; ++c) l[c] = add(mul(t, r[c]), mul(inv_t, a[c]));
+    const F m2 = add(add(add(mul(l[0], l[0]), mul(l[1], l[1])), mul(l[2], l[2])), mul(l[3], l[3]));
+    // |m2 − 1| ≤ 1e-6 guarantees |1 − sqrt(m2)| ≤ 1e-6 (blend_avx512.cpp): no rescale there.
+    const F near_unit = le(abs_(sub(m2, one)), set1(0.000001f));
+    if (cont & ~bits(near_unit)) {
+        const F mag = sqrt(m2);
+        const F oomag = div(one, mag);
+        const F dev = abs_(sub(one, mag));
+        const F big = gt(mag, set1(0.0000001f));
+        const F scale_it = gt(dev, set1(0.000001f));
+        for (int c = 0; c < 3; ++c) l[c] = and_(big, sel(scale_it, mul(l[c], oomag), l[c]));
+        l[3] = sel(big, sel(scale_it, mul(l[3], oomag), l[3]), one);
+    }
+}
+
+// m ? a : b where the mask's lane bits `mb` are known: no blend when m is all on or all off
+// (the usual case: a motion covers the whole chunk).
+SLANIM_LANES_INLINE F pick(unsigned mb, F m, F a, F b) { return mb == kAllLanes ? a : mb == 0 ? b : sel(m, a, b); }
+
+// The lanes of a state with `bit` in its usage, and their bits.
+SLANIM_LANES_INLINE F usage_lanes(const State& s, F live, unsigned live_bits, int bit, unsigned& out_bits) {
+    if (s.usage1 >= 0) {
+        out_bits = (s.usage1 & bit) ? live_bits : 0u;
+        return out_bits ? live : zero();
+    }
+    const F m = and_(live, i_eq(and_(s.usage, set1_bits(bit)), set1_bits(bit)));
+    out_bits = bits(m);
+    return m;
+}
+
+SLANIM_LANES_INLINE void fold_state(Chunk& b, const State& s) {
+    const F zero_v = zero();
+    // live: a state whose weight is not 0 (`w == 0.f` skips; NaN does not).
+    F live;
+    unsigned live_bits;
+    if (s.w1_known) {
+        live_bits = s.w1 == 0.f ? 0u : bits(s.lanes);
+        live = live_bits ? s.lanes : zero_v;
+    } else {
+        live = and_(s.lanes, neq(s.w, zero_v));
+        live_bits = bits(live);
+    }
+    unsigned pb = 0, rb = 0;
+    const F pmask = usage_lanes(s, live, live_bits, kUsagePos, pb);
+    const F rmask = usage_lanes(s, live, live_bits, kUsageRot, rb);
+    if (pb) {
+        const unsigned has = bits(b.has_pos), cb = pb & has, fb = pb & ~has;
+        if (cb) {
+            const F cont = and_(pmask, b.has_pos);
+            const F nw = capped_sum(s.w, b.sum_pos);
+            const F u = ratio(cb, b.sum_pos, nw);
+            for (int c = 0; c < 3; ++c) b.p[c] = pick(cb, cont, add(s.p[c], mul(sub(b.p[c], s.p[c]), u)), b.p[c]);
+            b.sum_pos = pick(cb, cont, nw, b.sum_pos);
+        }
+        if (fb) {
+            const F first = andnot(pmask, b.has_pos);
+            for (int c = 0; c < 3; ++c) b.p[c] = pick(fb, first, s.p[c], b.p[c]);
+            b.sum_pos = pick(fb, first, s.w, b.sum_pos);
+            b.has_pos = or_(b.has_pos, pmask);
+        }
+    }
+    if (rb) {
+        const unsigned has = bits(b.has_rot), cb = rb & has, fb = rb & ~has;
+        if (cb) {
+            const F cont = and_(rmask, b.has_rot);
+            const F nw = capped_sum(s.w, b.sum_rot);
+            const F t = ratio(cb, b.sum_rot, nw);
+            F l[4];
+            nlerp(cb, t, b.r, s.r, l);
+            const F d = add(add(add(mul(s.r[0], b.r[0]), mul(s.r[1], b.r[1])), mul(s.r[2], b.r[2])), mul(s.r[3], b.r[3]));
+            const unsigned opposite = cb & bits(lt(d, zero_v));
+            if (opposite) {  // ll_nlerp takes ll_slerp there (copies: the blend's address is not taken)
+                const F a[4] = {s.r[0], s.r[1], s.r[2], s.r[3]}, r[4] = {b.r[0], b.r[1], b.r[2], b.r[3]};
+                F o[4] = {l[0], l[1], l[2], l[3]};
+                slerp_lanes(opposite, t, a, r, o);
+                for (int c = 0; c < 4; ++c) l[c] = o[c];
+            }
+            for (int c = 0; c < 4; ++c) b.r[c] = pick(cb, cont, l[c], b.r[c]);
+            b.sum_rot = pick(cb, cont, nw, b.sum_rot);
+        }
+        if (fb) {
+            const F first = andnot(rmask, b.has_rot);
+            for (int c = 0; c < 4; ++c) b.r[c] = pick(fb, first, s.r[c], b.r[c]);
+            b.sum_rot = pick(fb, first, s.w, b.sum_rot);
+            b.has_rot = or_(b.has_rot, rmask);
+        }
+    }
+}
+
+// blend_one's ending: blended + zero added position; ll_mul(identity added rotation, blended)
+// with ll_mul's operations, skipped where no component is −0, infinite or NaN (the product is
+// then the quaternion itself, bit for bit). Lanes not blended keep their pose's bits.
+SLANIM_LANES_INLINE void finish_chunk(const Chunk& b, Quat* r, Vec3* p) {
+    const F one = set1(1.f), z = zero();
+    F q[4] = {b.r[0], b.r[1], b.r[2], b.r[3]};
+    F special = z;
+    for (const F& c : b.r)
+        special = or_(special, or_(i_gt(abs_(c), set1_bits(0x7F7FFFFF)), i_eq(c, set1_bits(static_cast<std::int32_t>(0x80000000u)))));
+    if (bits(special)) {
+        const F rx = b.r[0], ry = b.r[1], rz = b.r[2], rw = b.r[3];
+        q[0] = sub(add(add(mul(rw, z), mul(rx, one)), mul(ry, z)), mul(rz, z));
+        q[1] = sub(add(add(mul(rw, z), mul(ry, one)), mul(rz, z)), mul(rx, z));
+        q[2] = sub(add(add(mul(rw, z), mul(rz, one)), mul(rx, z)), mul(ry, z));
+        q[3] = sub(sub(sub(mul(rw, one), mul(rx, z)), mul(ry, z)), mul(rz, z));
+    }
+    F out_r[4], out_p[3];
+    for (int c = 0; c < 4; ++c) out_r[c] = sel(b.blended, q[c], b.in_r[c]);
+    for (int c = 0; c < 3; ++c) out_p[c] = sel(b.blended, add(b.p[c], z), b.in_p[c]);
+    store_n(out_r, r, b.lanes);
+    store_n(out_p, p, b.lanes);
+}
+
+// ---- The fold of the slots --------------------------------------------------------------------
+// PoseBlender's slot arrays, W joints at a time, slot by slot (fold_masked's AVX2/SSE2 form).
+inline void fold_slots_impl(const FoldArgs& a) {
+    constexpr int R = PoseBlender::kFields;
+    const std::size_t S = a.stride;
+    for (std::size_t j0 = 0; j0 < a.joints; j0 += W) {
+        Chunk b;
+        b.j0 = j0;
+        b.lanes = a.joints - j0 < W ? static_cast<int>(a.joints - j0) : W;
+        // Lanes blended here: joints with states and no additive or scaled one.
+        int nmax = 0;
+        for (int l = 0; l < b.lanes; ++l) {
+            const std::size_t j = j0 + static_cast<std::size_t>(l);
+            if (!a.scalar[j] && a.counts[j] > nmax) nmax = a.counts[j];
+        }
+        if (nmax == 0) continue;
+        const F count = and_(and_(widen_u8(a.counts + j0), i_eq(widen_u8(a.scalar + j0), zero())), lane_mask(first_lanes(b.lanes)));
+        b.blended = i_gt(count, zero());
+        start_chunk(b, a.rotations + j0, a.positions + j0);
+        for (int s = 0; s < nmax; ++s) {
+            const float* v = a.values + static_cast<std::size_t>(s) * R * S + j0;
+            State st;
+            st.lanes = i_gt(count, set1_bits(s));
+            st.w = loadu(v + PoseBlender::kWeight * S);
+            st.usage = widen_u8(a.flags + static_cast<std::size_t>(s) * S + j0);
+            for (int c = 0; c < 4; ++c) st.r[c] = loadu(v + static_cast<std::size_t>(PoseBlender::kRx + c) * S);
+            for (int c = 0; c < 3; ++c) st.p[c] = loadu(v + static_cast<std::size_t>(PoseBlender::kPx + c) * S);
+            fold_state(b, st);
+        }
+        finish_chunk(b, a.rotations + j0, a.positions + j0);
+    }
+}
+
+// ---- The fold straight from recorded layers ---------------------------------------------------
+// A layer with tracks in the chunk being folded: its block record, the chunk's lanes it covers
+// and its first track there.
+struct Present {
+    const BlendLayer* layer;
+    const LayerBlock* lb;
+    unsigned m;         // lanes (bit l: joint j0 + l)
+    std::size_t first;  // the track of the lowest such lane
+};
+
+// The layer's states in the chunk, spread from its packed tracks to the lanes of x.m
+// (components whose array is null are zeros and absent from the usage, blend.hpp). The
+// priorities too when `prio` is given.
+SLANIM_LANES_INLINE void load_layer_chunk(const Present& x, State& s, F* prio = nullptr) {
+    const BlendLayer& layer = *x.layer;
+    const LayerShape& shape = *layer.shape;
+    const int n = __builtin_popcount(x.m);
+    const bool whole = x.first + W <= shape.size();  // W tracks readable from the first
+    const auto bytes = [&](const auto* src) {
+        std::uint8_t tmp[W] = {};
+        if (whole) return widen_u8(reinterpret_cast<const std::uint8_t*>(src + x.first));
+        std::memcpy(tmp, src + x.first, static_cast<std::size_t>(n));
+        return widen_u8(tmp);
+    };
+    const std::int32_t usage_bits = (layer.rotations ? kUsageRot : 0) | (layer.positions ? kUsagePos : 0);
+    // Tracks of one usage over the block (a motion's usual case): no per-track bytes to read.
+    const bool one_usage = x.lb->usage == x.lb->usage_all;
+    s.usage = one_usage ? set1_bits(x.lb->usage & usage_bits) : and_(bytes(shape.usages.data()), set1_bits(usage_bits));
+    for (F& c : s.r) c = zero();
+    for (F& c : s.p) c = zero();
+    const int count = whole ? W : n;
+    if (layer.rotations && (x.lb->usage & kUsageRot)) load_n(layer.rotations + x.first, count, s.r);
+    if (layer.positions && (x.lb->usage & kUsagePos)) load_n(layer.positions + x.first, count, s.p);
+    if (prio) *prio = bytes(shape.priorities.data());  // priorities are ≥ 0 (LayerShape::build)
+    s.w = set1(layer.weight);
+    s.w1_known = true, s.w1 = layer.weight;
+    s.usage1 = one_usage ? (x.lb->usage & usage_bits) : -1;
+    s.lanes = lane_mask(x.m);
+    if (x.m == kAllLanes) return;  // every lane has a track, in order
+    const Expand e(x.m);
+    if (!one_usage) s.usage = e(s.usage);  // (else lanes without a track are off in s.lanes)
+    for (F& c : s.r) c = e(c);
+    for (F& c : s.p) c = e(c);
+    if (prio) *prio = e(*prio);
+}
+
+// The layers with tracks in one 16-joint block, in slot order when `uniform` (every one has a
+// single priority over its tracks there: LayerBlock::priority ≥ 0, a motion's usual case;
+// sorted by priority, descending, the earlier offered first among equals), else in the order
+// offered. Found once per block, shared by its chunks.
+struct BlockLayers {
+    Present list[PoseBlender::kMaxDeferred];  // m: the block's 16 lanes; first: its first track
+    int P = 0;
+    bool uniform = true;
+};
+
+// Fills `bl` for the block of joints [j0, j0 + 16) (advancing each layer's block cursor). False
+// when no layer has a track there.
+inline bool block_layers(const LayerFoldArgs& a, std::size_t j0, std::size_t* cursor, BlockLayers& bl) {
+    const auto block = static_cast<std::uint16_t>(j0 / 16);
+    const std::size_t left = a.joints - j0;
+    const unsigned lane_bits = left >= 16 ? 0xFFFFu : (1u << left) - 1u;
+    bl.P = 0, bl.uniform = true;
+    for (int k = 0; k < a.count; ++k) {
+        const BlendLayer& layer = a.layers[k];
+        const LayerShape& shape = *layer.shape;
+        std::size_t& c = cursor[k];
+        while (c < shape.blocks.size() && shape.blocks[c].block < block) ++c;
+        if (c == shape.blocks.size() || shape.blocks[c].block != block) continue;
+        const LayerBlock& lb = shape.blocks[c];
+        const unsigned m = lb.mask & lane_bits;
+        if (!m) continue;
+        bl.list[bl.P++] = {&layer, &lb, m, lb.first};
+        bl.uniform = bl.uniform && lb.priority >= 0;
+    }
+    if (bl.uniform)
+        for (int i = 1; i < bl.P; ++i) {  // stable insertion sort by priority, descending
+            const Present x = bl.list[i];
+            int j = i;
+            for (; j > 0 && bl.list[j - 1].lb->priority < x.lb->priority; --j) bl.list[j] = bl.list[j - 1];
+            bl.list[j] = x;
+        }
+    return bl.P > 0;
+}
+
+// One chunk's recorded layers and its running blend. When every layer present has one priority
+// over its tracks in the block (LayerBlock::priority ≥ 0: the usual motion), each lane's slot
+// order is the layers' order by priority (descending), then by offer: `order` holds them so and
+// step k folds the k-th straight from its arrays (`uniform`; lanes past six states drop the
+// rest). Otherwise every layer is loaded into `L` and ranked per lane (a state's slot is the
+// number of the lane's states with a higher priority or an equal one offered earlier), and
+// step s folds the states ranked s.
+struct ChunkWork {
+    Chunk b;
+    Present order[PoseBlender::kMaxDeferred];
+    int P = 0, steps = 0;
+    bool uniform = true;
+    F seen;  // uniform: states folded per lane so far
+    State L[PoseBlender::kMaxDeferred];
+    F rank[PoseBlender::kMaxDeferred];
+};
+
+// Ranks the layers of a non-uniform chunk (ChunkWork).
+inline void rank_layers(ChunkWork& w) {
+    F prio[PoseBlender::kMaxDeferred];
+    for (int i = 0; i < w.P; ++i) load_layer_chunk(w.order[i], w.L[i], &prio[i]);
+    for (int i = 0; i < w.P; ++i) {
+        F r = zero();
+        for (int j = 0; j < w.P; ++j) {
+            if (j == i) continue;
+            const F both = and_(w.L[i].lanes, w.L[j].lanes);
+            // ahead: j < i with prio_j ≥ prio_i, or j > i with prio_j > prio_i
+            const F ahead = j < i ? andnot(both, i_gt(prio[i], prio[j])) : and_(both, i_gt(prio[j], prio[i]));
+            r = i_sub(r, ahead);  // ahead = −1 per lane
+        }
+        w.rank[i] = r;
+    }
+}
+
+// The layers of the chunk at j0 (inside the block of `bl`), ordered or ranked, and its blend
+// started. False when no layer has a state in the chunk.
+inline bool prepare_chunk(const LayerFoldArgs& a, const BlockLayers& bl, std::size_t j0, ChunkWork& w) {
+    Chunk& b = w.b;
+    b.j0 = j0;
+    b.lanes = a.joints - j0 < W ? static_cast<int>(a.joints - j0) : W;
+    const unsigned shift = static_cast<unsigned>(j0 % 16), lane_bits = first_lanes(b.lanes);
+    bool covered = false;  // a live layer gives every lane a rotation and a position
+    unsigned any = 0;
+    int P = 0;
+    for (int i = 0; i < bl.P; ++i) {
+        const Present& x = bl.list[i];
+        const unsigned m = (x.m >> shift) & lane_bits;
+        if (!m) continue;
+        const auto before = static_cast<std::size_t>(__builtin_popcount(x.m & ((1u << shift) - 1u)));
+        w.order[P++] = {x.layer, x.lb, m, x.first + before};
+        any |= m;
+        const BlendLayer& layer = *x.layer;
+        covered = covered || (m == lane_bits && !(layer.weight == 0.f) && layer.rotations && layer.positions &&
+                              (x.lb->usage_all & (kUsageRot | kUsagePos)) == (kUsageRot | kUsagePos));
+    }
+    w.P = P;
+    if (P == 0) return false;
+    w.uniform = bl.uniform;
+    b.blended = lane_mask(any);
+    if (w.uniform) {
+        w.seen = zero();
+        w.steps = P;
+    } else {
+        rank_layers(w);
+        w.steps = P < PoseBlender::kSlots ? P : PoseBlender::kSlots;
+    }
+    // (With more than six layers the covering one could fall past the sixth slot on a lane.)
+    start_chunk(b, a.rotations + j0, a.positions + j0, !(covered && P <= PoseBlender::kSlots));
+    return true;
+}
+
+// Step s of a prepared chunk (ChunkWork) into its blend b (a copy of w.b the caller keeps in
+// registers).
+SLANIM_LANES_INLINE void fold_step(ChunkWork& w, Chunk& b, int s) {
+    State src;
+    if (w.uniform) {
+        load_layer_chunk(w.order[s], src);
+        if (w.P > PoseBlender::kSlots) {
+            const F on = src.lanes;
+            src.lanes = and_(on, i_gt(set1_bits(PoseBlender::kSlots), w.seen));
+            w.seen = i_sub(w.seen, on);  // on = −1 per lane
+        }
+    } else {
+        for (F& c : src.r) c = zero();
+        for (F& c : src.p) c = zero();
+        src.w = src.usage = src.lanes = zero();
+        for (int i = 0; i < w.P; ++i) {  // the layers holding rank s, each on its lanes
+            const State& x = w.L[i];
+            const F at = and_(x.lanes, i_eq(w.rank[i], set1_bits(s)));
+            if (!bits(at)) continue;
+            for (int c = 0; c < 4; ++c) src.r[c] = sel(at, x.r[c], src.r[c]);
+            for (int c = 0; c < 3; ++c) src.p[c] = sel(at, x.p[c], src.p[c]);
+            src.w = sel(at, x.w, src.w);
+            src.usage = sel(at, x.usage, src.usage);
+            src.lanes = or_(src.lanes, at);
+        }
+    }
+    if (bits(src.lanes)) fold_state(b, src);
+}
+
+// PoseBlender's fold straight from recorded layers (no additive layer, no scales, nothing added
+// otherwise). Block by block of 16 joints (its layers found once), two chunks at a time, step by
+// step, so one chunk's dependency chain (division, square root, division, each waiting on the
+// previous state) overlaps the other's.
+inline void fold_layers_impl(const LayerFoldArgs& a) {
+    std::size_t cursor[PoseBlender::kMaxDeferred] = {};
+    BlockLayers bl;
+    ChunkWork w[2];
+    for (std::size_t block = 0; block < a.joints; block += 16) {
+        if (!block_layers(a, block, cursor, bl)) continue;
+        for (std::size_t j0 = block; j0 < block + 16 && j0 < a.joints; j0 += 2 * W) {
+            int ready = 0;
+            for (std::size_t j = j0; j < j0 + 2 * W && j < a.joints; j += W)
+                if (prepare_chunk(a, bl, j, w[ready])) ++ready;
+            if (ready == 0) continue;
+            const int n = ready == 2 && w[1].steps > w[0].steps ? w[1].steps : w[0].steps;
+            Chunk b0 = w[0].b, b1 = w[1].b;
+            for (int s = 0; s < n; ++s) {
+                if (s < w[0].steps) fold_step(w[0], b0, s);
+                if (ready == 2 && s < w[1].steps) fold_step(w[1], b1, s);
+            }
+            finish_chunk(b0, a.rotations + b0.j0, a.positions + b0.j0);
+            if (ready == 2) finish_chunk(b1, a.rotations + b1.j0, a.positions + b1.j0);
+        }
+    }
+}
+
+#undef SLANIM_LANES_INLINE
+
+}  // namespace slanim::blend_detail::SLANIM_BLEND_LANES_NS
