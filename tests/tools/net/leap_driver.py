@@ -111,6 +111,15 @@ def load_poses(path):
     return frames
 
 
+def rotate(v, q):
+    """v rotated by the unit quaternion q = [x, y, z, w]."""
+    x, y, z, w = q
+    cx, cy, cz = y * v[2] - z * v[1], z * v[0] - x * v[2], x * v[1] - y * v[0]
+    return [v[0] + 2 * (w * cx + y * cz - z * cy),
+            v[1] + 2 * (w * cy + z * cx - x * cz),
+            v[2] + 2 * (w * cz + x * cy - y * cx)]
+
+
 def check_forms(launch, log, poses):
     frames = load_poses(poses)
     last = max(frames)
@@ -125,6 +134,18 @@ def check_forms(launch, log, poses):
         t = first[k]['t'] - launch
         before = frames[max(0, min(last, int(math.floor((t - 0.05) * FPS))))]
         after = frames[max(0, min(last, int(math.floor((t + 0.42) * FPS))))]
+        if what == 'elbow-end':
+            skel = [r['msg']['data']['args'] for r in log['received']
+                    if r['msg'].get('data', {}).get('command') == 'set_skeleton'][0]
+            half_span = 0.5 * skel['scale']
+            target = first[k]['msg']['data']['inverse_kinematics'][joint]['position']
+            pelvis = after['mPelvis']
+            goal = [a + b for a, b in zip(pelvis[0], rotate([t * half_span for t in target], pelvis[1]))]
+            end = [a + b for a, b in zip(after[joint][0], rotate(skel[joint]['tip_relative_end_position'], after[joint][1]))]
+            miss = math.dist(end, goal)
+            check(miss < 0.001, 'the elbow target %s is reached at the end of the bone within 1 mm (%.2f mm)' %
+                  (json.dumps(target), 1000 * miss))
+            continue
         if what.startswith('child:'):
             name = what[6:]
             moved = math.dist(before[name][0], after[name][0])

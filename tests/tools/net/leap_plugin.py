@@ -202,8 +202,12 @@ PHASES = [
     (6.3, {'command': 'set', 'data': {'j': {'mKneeRight': {'p': [0.0, 0.0, -0.3]}}}}, 'mKneeRight', 'pos'),
     (6.8, {'command': 'set', 'data': {'j': {'mAnkleRight': {'s': [1.5, 1.5, 1.5], 'd': True}}}}, 'mAnkleRight', 'child:mFootRight'),
     (7.3, {'command': 'set', 'data': {'j': {'mHipRight': {'position': [0.05, -0.2, -0.1]}}}}, 'mHipRight', 'pos'),
+    # An elbow position target (arm_wave.py's form): the plug-in computes it from the skeleton
+    # the host sent (set_skeleton), 12 cm forward, 5 cm in and 10 cm up from the rest end of
+    # the elbow's bone; the driver checks that bone end reaches it within 1 mm.
+    (7.8, None, 'mElbowLeft', 'elbow-end'),
     # Unknown keys and joints: skipped and counted, the rest applied (the last phase).
-    (7.8, {'command': 'set', 'data': {'j': {'mHipRight': {'r': [0.0, 0.0, -0.2], 'bogus': [1.0, 2.0, 3.0]},
+    (8.3, {'command': 'set', 'data': {'j': {'mHipRight': {'r': [0.0, 0.0, -0.2], 'bogus': [1.0, 2.0, 3.0]},
                                             'mNoSuchJoint': {'r': [0.0, 0.0, 0.0]}},
                                       'q': {}}}, 'mHipRight', 'rot'),
 ]
@@ -217,6 +221,24 @@ REQUESTS = [
     ('puppetry', {'command': 'get', 'data': ['camera'], 'reqid': 5}),
     ('puppetry', {'command': 'get', 'data': ['skeleton'], 'reqid': 6}),
 ]
+ELBOW_OFFSET = (0.12, -0.05, 0.10)
+
+
+def elbow_target(skeleton):
+    """The elbow phase's message: a target for the end of mElbowLeft's bone, in the root
+    (pelvis) frame normalised by half the arm span (`scale`), from the rest skeleton (every
+    rest rotation is the identity, so positions add up)."""
+    by_id = {v['id']: (k, v) for k, v in skeleton.items() if isinstance(v, dict)}
+    name, end = 'mElbowLeft', list(skeleton['mElbowLeft']['tip_relative_end_position'])
+    while name != 'mPelvis':
+        joint = skeleton[name]
+        end = [a + b for a, b in zip(end, joint['parent_relative_position'])]
+        name = by_id[joint['parent_id']][0]
+    goal = [a + b for a, b in zip(end, ELBOW_OFFSET)]
+    half_span = 0.5 * skeleton['scale']
+    return {'command': 'set', 'data': {'inverse_kinematics': {'mElbowLeft': {'position': [g / half_span for g in goal]}}}}
+
+
 DURATION = PHASES[-1][0] + 1.0  # the last phase, its settling, and every message read
 
 
@@ -283,6 +305,13 @@ def main():
         send(command if pump == 'cmd' else pump, data)
     start = log['handshake']
     for k, (at, msg, _, _) in enumerate(PHASES):
+        if msg is None:
+            skel = [r['msg'] for r in log['received'] if r['msg'].get('pump') == CONTROLLER and
+                    r['msg'].get('data', {}).get('command') == 'set_skeleton']
+            if not skel:
+                sys.stderr.write('leap_plugin: no set_skeleton before the elbow phase\n')
+                return save(4)
+            msg = elbow_target(skel[0]['data']['args'])
         until = start + (PHASES[k + 1][0] if k + 1 < len(PHASES) else at + 0.5)
         due = start + at
         while not (stopped.is_set() or ended.is_set()) and due < until:
