@@ -103,14 +103,15 @@ ik::JointLimit limit_for(const std::string& name) {
 /// parents, ending below the first of the root (mPelvis), the sub-base mChest, or an ancestor
 /// with a position target this frame — that joint stays as it is and the chain's top joint
 /// (pinned at its position, rotated) hangs from it. mSpine joints on the way are kept locked
-/// and not output (the viewer's IK skeleton skips them). False when `end` is the root or a
-/// child of a chain base (no joint to rotate but the end itself).
+/// and not output (the viewer's IK skeleton skips them). A joint whose DISABLE_CONSTRAINT flag
+/// is set this frame (`unconstrained`) has no limit. False when `end` is the root or a child of
+/// a chain base (no joint to rotate but the end itself).
 bool build_target_chain(const Skeleton& sk, int end, int chest, const std::vector<FrameTarget>& targets,
-                        Chain& c) {
+                        const std::vector<std::uint8_t>& unconstrained, Chain& c) {
     c.n = 0;
     for (int j = end; j >= 0 && c.n < kMaxChain; j = sk.parent(j)) {
         c.joints[c.n] = j;
-        c.limits[c.n] = limit_for(sk.name(j));
+        c.limits[c.n] = unconstrained[static_cast<std::size_t>(j)] ? ik::JointLimit{} : limit_for(sk.name(j));
         c.output[c.n] = !sk.name(j).starts_with("mSpine");
         ++c.n;
         const int p = sk.parent(j);
@@ -149,6 +150,7 @@ struct PuppetryPlayback::Impl {
     std::vector<FrameTarget> targets;      // per joint, this frame
     std::vector<std::int16_t> target_list;  // joints with a target this frame
     std::vector<Quat> work_rotations;  // the pose's local rotations with this frame's solves
+    std::vector<std::uint8_t> unconstrained;  // DISABLE_CONSTRAINT this frame, per joint
     int chest = -1;
     std::vector<Quat> rest_rotations;
     // Motion state (LLMotion), seconds on the playback clock.
@@ -171,6 +173,7 @@ PuppetryPlayback::PuppetryPlayback(std::shared_ptr<const Skeleton> skeleton, Pup
     timing_.max_queue_events = std::max<std::size_t>(timing_.max_queue_events, 2);
 
     impl_->work_rotations.resize(n);
+    impl_->unconstrained.assign(n, 0);
     impl_->chest = sk.find("mChest");
 
     // Arm span (§9.4): 2 × the largest |y| reach from mChest to a wrist in the rest pose.
@@ -329,8 +332,10 @@ void PuppetryPlayback::update(double now, const LocalPose& pose) {
     for (PosedJoint& p : im.posed)
         if (p.expiring) p = PosedJoint{};
 
+    std::fill(im.unconstrained.begin(), im.unconstrained.end(), std::uint8_t{0});
     const auto apply = [&](const PuppetryJointSample& s) {
         const auto j = static_cast<std::size_t>(s.joint);
+        if (s.flags & kPuppetDisableConstraint) im.unconstrained[j] = 1;
         if (s.flags & (kPuppetTargetPos | kPuppetTargetRot)) {
             FrameTarget& t = im.targets[j];
             if (!t.has_pos && !t.has_rot) im.target_list.push_back(static_cast<std::int16_t>(j));
@@ -665,7 +670,7 @@ void PuppetryPlayback::solve_targets(double now, const LocalPose& pose) {
     for (const std::int16_t tj : im.target_list) {
         FrameTarget& t = im.targets[static_cast<std::size_t>(tj)];
         Chain chain;
-        if (!timing_.solve_targets || !build_target_chain(sk, tj, im.chest, im.targets, chain)) {
+        if (!timing_.solve_targets || !build_target_chain(sk, tj, im.chest, im.targets, im.unconstrained, chain)) {
             ++stats_.targets_unsupported;
             continue;
         }

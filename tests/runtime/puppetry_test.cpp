@@ -575,6 +575,40 @@ TEST(PuppetryStream, AChainEndsBelowATargetedAncestor) {
     EXPECT_EQ(f.pb().stats().targets_unsupported, 0u);
 }
 
+// disable_constraint (DISABLE_CONSTRAINT, alone on the shoulder) lifts that joint's limit in the
+// chains through it: a wrist target across the chest, which the shoulder's π/2 cone keeps out of
+// reach, is then reached.
+TEST(PuppetryStream, DisableConstraintLiftsTheJointsLimit) {
+    const auto miss = [](bool disable) {
+        PuppetryTiming t;
+        t.ease_in_s = 0.f;
+        Fixture f(t);
+        f.step_to(0.0);
+        const auto& sk = test::skel();
+        const int wrist = sk.find("mWristLeft"), shoulder = sk.find("mShoulderLeft");
+        const float span = f.pb().arm_span();
+        const Vec3 sp = f.world.model_pose(f.avatar).positions[static_cast<std::size_t>(shoulder)];
+        const Vec3 goal = sp + Vec3{0.f, -0.4f, 0.2f};
+        std::array<PuppetryJointSample, 2> s{};
+        s[0].joint = wrist;
+        s[0].flags = kPuppetTargetPos;
+        s[0].position = goal * (1.f / (0.5f * span));
+        s[1].joint = shoulder;
+        s[1].flags = kPuppetDisableConstraint;
+        double now = 0.0;
+        for (int k = 0; k < 10; ++k) {
+            f.clock = now;
+            f.rt->receive_event(f.avatar, k * 50, std::span(s.data(), disable ? 2u : 1u));
+            now += 0.05;
+            f.step_to(now);
+        }
+        return length(bone_end(f.world, f.avatar, wrist) - goal);
+    };
+    const float limited = miss(false), free = miss(true);
+    EXPECT_GT(limited, 0.02f);
+    EXPECT_LT(free, 0.002f);
+}
+
 TEST(PuppetryStream, DestroyedAvatarsAreForgotten) {
     Fixture f;
     const auto h = local_rot("mHead", z_rot(1.f));

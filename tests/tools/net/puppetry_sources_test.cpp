@@ -271,9 +271,9 @@ TEST(PuppetrySources, FrameSamplesResolveNamesAliasesAndNumbersAndMergeBothFrame
     std::vector<PuppetryJointSample> samples;
     auto n = puppetry_frame_samples(*frame, sk, samples);
     ASSERT_TRUE(n) << n.error().describe();
-    // mHead (parent rotation + root position target in one sample) and mNeck (joint number 7);
-    // the wrist carries no value (disable_constraint only): no sample.
-    ASSERT_EQ(*n, 2u);
+    // mHead (parent rotation + root position target in one sample), mNeck (joint number 7) and
+    // the wrist (disable_constraint only: a sample with that flag alone).
+    ASSERT_EQ(*n, 3u);
     const auto by_joint = [&](const char* name) -> const PuppetryJointSample* {
         for (const auto& s : samples)
             if (s.joint == sk.find(name)) return &s;
@@ -288,12 +288,15 @@ TEST(PuppetrySources, FrameSamplesResolveNamesAliasesAndNumbersAndMergeBothFrame
     const PuppetryJointSample* neck = by_joint("mNeck");
     ASSERT_NE(neck, nullptr);
     EXPECT_EQ(neck->flags, kPuppetLocalPos);
+    ASSERT_NE(by_joint("mWristLeft"), nullptr);
+    EXPECT_EQ(by_joint("mWristLeft")->flags, kPuppetDisableConstraint);
     // The wire event carries the joint numbers.
     auto ev = puppetry_frame_event(*frame, sk, 1234);
     ASSERT_TRUE(ev);
     EXPECT_EQ(ev->timestamp_ms, 1234);
-    ASSERT_EQ(ev->joints.size(), 2u);
-    for (const auto& je : ev->joints) EXPECT_TRUE(je.joint_id == 8 || je.joint_id == 7) << je.joint_id;
+    ASSERT_EQ(ev->joints.size(), 3u);
+    for (const auto& je : ev->joints)
+        EXPECT_TRUE(je.joint_id == 8 || je.joint_id == 7 || je.joint_id == 61) << je.joint_id;
 
     PuppetryFrame unknown;
     unknown.joints.push_back({"mTail9000", PuppetryRefFrame::Parent, {}, Quat::identity(), {}, false});

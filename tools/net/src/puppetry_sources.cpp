@@ -169,7 +169,7 @@ Result<std::size_t> puppetry_frame_samples(const PuppetryFrame& frame, const Ske
             d.scale = *t.scale;
         }
         if (t.disable_constraint) d.flags |= kPuppetDisableConstraint;
-        if (!s && (d.flags & (kPuppetMaskPos | kPuppetMaskRot | kPuppetLocalScale)))
+        if (!s && (d.flags & (kPuppetMaskPos | kPuppetMaskRot | kPuppetLocalScale | kPuppetDisableConstraint)))
             out.push_back(fresh);
     }
     return out.size();

@@ -45,7 +45,9 @@ int puppetry_joint_index(const Skeleton& skeleton, std::string_view key);
 /// (IK targets, arm-span normalised) TARGET_POS / TARGET_ROT; disable_constraint sets
 /// DISABLE_CONSTRAINT. A joint's parent- and root-frame entries make one sample; where both
 /// give a position (or both a rotation) the root-frame target is kept. Entries carrying no
-/// position, rotation or scale make no sample. Samples are in the frame's joint order.
+/// position, rotation, scale or disable_constraint make no sample (a disable_constraint alone
+/// makes a sample with only DISABLE_CONSTRAINT: the joint's IK limit is off while it is the
+/// joint's current event). Samples are in the frame's joint order.
 /// Errors: "unknown joint 'K'" for a key that names no bone of the skeleton.
 Result<std::size_t> puppetry_frame_samples(const PuppetryFrame& frame, const Skeleton& skeleton,
                                            std::vector<PuppetryJointSample>& out);
