@@ -424,7 +424,9 @@ int cmd_view(std::ostream& out, std::ostream& err, const GfxOptions& o) {
     gfx::Scene scene;
     bool paused = false, running = true;
     double speed = 1.0;
-    out << "slanim view: " << platform_name(gl.platform()) << " " << gl.description() << "\n";
+    // With --puppetry leap:stdin, standard output carries the plug-in's LEAP conversation.
+    (o.puppetry == "leap:stdin" ? err : out)
+        << "slanim view: " << platform_name(gl.platform()) << " " << gl.description() << "\n";
 
     const auto seek_frames = [&](long long frames) {
         pb.seek(static_cast<double>(std::max(0LL, pb.frame() + frames)) / pb.fps());
