@@ -11,7 +11,7 @@ conversation and the poses. Standard library only.
 Checks: the handshake order (initial message first, then the listen reply with reqid -1 and
 status true); reqid echo on the reply pump (ping, getAPIs, get camera) and the skeleton as
 `set_skeleton` on puppetry.controller; every joint-data form moves its joint (the joint's
-model pose before the message against ~0.4 s after it); unknown keys and joints counted in the
+model pose just before the message against just before the next phase's, 0.8 s later); unknown keys and joints counted in the
 exit line and the rest of their message applied; `stop` delivered to the plug-in, which exits
 within 1 s of slanim. Exit status 0 when all hold, 1 otherwise (each failure printed).
 """
@@ -139,8 +139,10 @@ def check_forms(launch, log, poses):
         if k not in first:
             continue
         t = first[k]['t'] - launch
+        # Before: just before this phase's first message; after: just before the next phase's.
+        t_next = (first[k + 1]['t'] - launch) if k + 1 in first else t + leap_plugin.SPACING
         before = frames[max(0, min(last, int(math.floor((t - 0.05) * FPS))))]
-        after = frames[max(0, min(last, int(math.floor((t + 0.42) * FPS))))]
+        after = frames[max(0, min(last, int(math.floor((t_next - 0.03) * FPS))))]
         if what == 'elbow-end':
             skel = [r['msg']['data']['args'] for r in log['received']
                     if r['msg'].get('data', {}).get('command') == 'set_skeleton'][0]
@@ -179,6 +181,10 @@ def main():
     work = args[1] if len(args) > 1 else tempfile.mkdtemp(prefix='slanim_leap_')
     os.makedirs(work, exist_ok=True)
     launch, log, err_text, poses = run(slanim, work, view)
+    # slanim writes the initial message at its first step (frame 0, time 0 of the poses): the
+    # plug-in's time of reading it is the poses' time origin (startup time excluded).
+    if log['received']:
+        launch = log['received'][0]['t']
     check_conversation(log)
     if view:  # the window shows the poses; only the conversation is checked
         print('%d failures (work dir %s)' % (len(failures), work))

@@ -211,6 +211,11 @@ PHASES = [
                                             'mNoSuchJoint': {'r': [0.0, 0.0, 0.0]}},
                                       'q': {}}}, 'mHipRight', 'rot'),
 ]
+# The phases start SPACING seconds apart (the times above give their order): room for the
+# viewer's jitter buffer, which delays a joint's new kind of data by its period + jitter
+# estimates (more when the machine is loaded and the stream irregular).
+SPACING = 0.8
+PHASES = [(0.3 + SPACING * k, msg, joint, what) for k, (_, msg, joint, what) in enumerate(PHASES)]
 # Each phase's message is sent every RESEND seconds until the next phase, as a plug-in streams
 # (the viewer's jitter buffer paces playback by the stream's own period).
 RESEND = 0.1
@@ -312,7 +317,7 @@ def main():
                 sys.stderr.write('leap_plugin: no set_skeleton before the elbow phase\n')
                 return save(4)
             msg = elbow_target(skel[0]['data']['args'])
-        until = start + (PHASES[k + 1][0] if k + 1 < len(PHASES) else at + 0.5)
+        until = start + (PHASES[k + 1][0] if k + 1 < len(PHASES) else at + SPACING)
         due = start + at
         while not (stopped.is_set() or ended.is_set()) and due < until:
             left = due - time.monotonic()
