@@ -19,7 +19,7 @@ namespace slanim {
 namespace {
 
 constexpr float kPi = 3.14159265358979323846f;
-constexpr int kMaxChain = 8;
+constexpr int kMaxChain = 12;
 
 struct QueuedEvent {
     double t = 0.0;  // local time the event is due, seconds
@@ -100,19 +100,25 @@ ik::JointLimit limit_for(const std::string& name) {
     return {};
 }
 
-bool build_chain(const Skeleton& sk, const char* end, const char* root, Chain& c) {
-    int j = sk.find(end);
-    const int r = sk.find(root);
-    if (j < 0 || r < 0) return false;
+/// The chain LLIK::Solver builds for a target on `end` (spec §9.6): from `end` up through its
+/// parents, ending below the first of the root (mPelvis), the sub-base mChest, or an ancestor
+/// with a position target this frame — that joint stays as it is and the chain's top joint
+/// (pinned at its position, rotated) hangs from it. mSpine joints on the way are kept locked
+/// and not output (the viewer's IK skeleton skips them). A joint whose DISABLE_CONSTRAINT flag
+/// is set this frame (`unconstrained`) has no limit. False when `end` is the root or a child of
+/// a chain base (no joint to rotate but the end itself).
+bool build_target_chain(const Skeleton& sk, int end, int chest, const std::vector<FrameTarget>& targets,
+                        const std::vector<std::uint8_t>& unconstrained, Chain& c) {
     c.n = 0;
-    while (j >= 0 && c.n < kMaxChain) {
+    for (int j = end; j >= 0 && c.n < kMaxChain; j = sk.parent(j)) {
         c.joints[c.n] = j;
-        c.limits[c.n] = limit_for(sk.name(j));
+        c.limits[c.n] = unconstrained[static_cast<std::size_t>(j)] ? ik::JointLimit{} : limit_for(sk.name(j));
         c.output[c.n] = !sk.name(j).starts_with("mSpine");
         ++c.n;
-        if (j == r) return c.n >= 2;
-        j = sk.parent(j);
+        const int p = sk.parent(j);
+        if (p < 0 || p == sk.pelvis() || p == chest || targets[static_cast<std::size_t>(p)].has_pos) break;
     }
+    if (c.n >= 2 && sk.parent(c.joints[c.n - 1]) >= 0) return true;
     c.n = 0;
     return false;
 }
@@ -120,7 +126,8 @@ bool build_chain(const Skeleton& sk, const char* end, const char* root, Chain& c
 /// World (avatar-root frame) transform of `joint` from a local pose, by walking all its
 /// ancestors: Skeleton::build keeps every parent before its child and at most
 /// kMaxAnimatedJoints joints, so the walk ends and the path fits.
-void world_of(const Skeleton& sk, const LocalPose& pose, int joint, Vec3& pos, Quat& rot) {
+void world_of(const Skeleton& sk, const LocalPose& pose, std::span<const Quat> rotations, int joint, Vec3& pos,
+              Quat& rot) {
     std::array<int, kMaxAnimatedJoints> path;  // filled below up to `n`
     int n = 0;
     for (int j = joint; j >= 0; j = sk.parent(j)) path[static_cast<std::size_t>(n++)] = j;
@@ -130,7 +137,7 @@ void world_of(const Skeleton& sk, const LocalPose& pose, int joint, Vec3& pos, Q
     for (int k = n - 1; k >= 0; --k) {
         const int j = path[k];
         pos = pos + rotate(scaled(pose.positions[j], parent_scale), rot);
-        rot = ll_mul(pose.rotations[j], rot);
+        rot = ll_mul(rotations[static_cast<std::size_t>(j)], rot);
         parent_scale = pose.scales[j];
     }
 }
@@ -143,8 +150,9 @@ struct PuppetryPlayback::Impl {
     std::vector<PosedJoint> posed;
     std::vector<FrameTarget> targets;      // per joint, this frame
     std::vector<std::int16_t> target_list;  // joints with a target this frame
-    std::array<Chain, 3> chains{};
-    int num_chains = 0;
+    std::vector<Quat> work_rotations;  // the pose's local rotations with this frame's solves
+    std::vector<std::uint8_t> unconstrained;  // DISABLE_CONSTRAINT this frame, per joint
+    int chest = -1;
     std::vector<Quat> rest_rotations;
     // Motion state (LLMotion), seconds on the playback clock.
     double activation = 0.0, stop_time = 0.0;
@@ -165,10 +173,9 @@ PuppetryPlayback::PuppetryPlayback(std::shared_ptr<const Skeleton> skeleton, Pup
     timing_.max_blocks_per_frame = std::max<std::size_t>(timing_.max_blocks_per_frame, 1);
     timing_.max_queue_events = std::max<std::size_t>(timing_.max_queue_events, 2);
 
-    static constexpr const char* kChains[3][2] = {
-        {"mWristLeft", "mCollarLeft"}, {"mWristRight", "mCollarRight"}, {"mHead", "mTorso"}};
-    for (const auto& c : kChains)
-        if (build_chain(sk, c[0], c[1], impl_->chains[impl_->num_chains])) ++impl_->num_chains;
+    impl_->work_rotations.resize(n);
+    impl_->unconstrained.assign(n, 0);
+    impl_->chest = sk.find("mChest");
 
     // Arm span (§9.4): 2 × the largest |y| reach from mChest to a wrist in the rest pose.
     std::vector<Vec3> mp(n);
@@ -326,8 +333,10 @@ void PuppetryPlayback::update(double now, const LocalPose& pose) {
     for (PosedJoint& p : im.posed)
         if (p.expiring) p = PosedJoint{};
 
+    std::fill(im.unconstrained.begin(), im.unconstrained.end(), std::uint8_t{0});
     const auto apply = [&](const PuppetryJointSample& s) {
         const auto j = static_cast<std::size_t>(s.joint);
+        if (s.flags & kPuppetDisableConstraint) im.unconstrained[j] = 1;
         if (s.flags & (kPuppetTargetPos | kPuppetTargetRot)) {
             FrameTarget& t = im.targets[j];
             if (!t.has_pos && !t.has_rot) im.target_list.push_back(static_cast<std::int16_t>(j));
@@ -392,105 +401,9 @@ void PuppetryPlayback::update(double now, const LocalPose& pose) {
         }
     }
 
-    // Position and rotation targets → chain solves.
-    for (const std::int16_t tj : im.target_list) {
-        FrameTarget& t = im.targets[static_cast<std::size_t>(tj)];
-        const Chain* chain = nullptr;
-        for (int c = 0; c < im.num_chains; ++c)
-            if (im.chains[c].joints[0] == tj) chain = &im.chains[c];
-        if (!chain || !timing_.solve_targets) {
-            ++stats_.targets_unsupported;
-            t = {};
-            continue;
-        }
-        const Skeleton& sk = *skeleton_;
-        const int n = chain->n;
-        const int root = chain->joints[n - 1];
-        Vec3 pelvis_pos, root_parent_pos, root_pos;
-        Quat pelvis_rot, root_parent_rot, root_rot;
-        world_of(sk, pose, sk.pelvis(), pelvis_pos, pelvis_rot);
-        world_of(sk, pose, root, root_pos, root_rot);
-        if (sk.parent(root) >= 0)
-            world_of(sk, pose, sk.parent(root), root_parent_pos, root_parent_rot);
-        std::array<Vec3, kMaxChain> offsets{};
-        std::array<Quat, kMaxChain> locals{};
-        std::array<ik::JointLimit, kMaxChain> limits{};
-        for (int k = 0; k < n; ++k) {
-            const auto j = static_cast<std::size_t>(chain->joints[k]);
-            locals[k] = pose.rotations[j];
-            limits[k] = chain->limits[k];
-            if (k + 1 < n)
-                offsets[k] = scaled(pose.positions[j],
-                                    pose.scales[static_cast<std::size_t>(chain->joints[k + 1])]);
-        }
-        bool changed = false;
-        if (t.has_pos) {
-            ik::FabrikJob job;
-            job.pose.offsets = std::span<const Vec3>(offsets.data(), static_cast<std::size_t>(n));
-            job.pose.local_rotations = std::span<Quat>(locals.data(), static_cast<std::size_t>(n));
-            job.pose.root_position = root_pos;
-            job.pose.root_parent_rotation = root_parent_rot;
-            job.pose.effector = {};
-            job.target.point = pelvis_pos + rotate(t.pos * (0.5f * arm_span_), pelvis_rot);
-            job.settings.tolerance = 0.0005f;
-            job.settings.max_iterations = 16;
-            job.settings.end_rotation = ik::EndRotation::Follow;
-            job.settings.limits = std::span<const ik::JointLimit>(limits.data(), static_cast<std::size_t>(n));
-            if (job.run()) {
-                changed = true;
-                ++stats_.targets_solved;
-            }
-        }
-        std::uint8_t end_usage = 0;
-        if (t.has_rot) {
-            // The end joint's rotation in the root frame: local = world ∘ parent world⁻¹.
-            Quat parent_world = root_parent_rot;
-            for (int k = n - 1; k >= 1; --k) parent_world = ll_mul(locals[k], parent_world);
-            const Quat world = ll_mul(t.rot, pelvis_rot);
-            locals[0] = ll_normalize(ll_mul(world, conjugate(parent_world)));
-            end_usage = kUsageRot;
-            changed = true;
-        }
-        if (changed) {
-            for (int k = 0; k < n; ++k) {
-                if (!chain->output[k] || (k == 0 && !end_usage)) continue;
-                if (!is_finite(locals[k])) continue;
-                PosedJoint& p = im.posed[static_cast<std::size_t>(chain->joints[k])];
-                p.rotation = locals[k];
-                p.usage |= kUsageRot;
-                if (!p.posed) p.position = pose.positions[static_cast<std::size_t>(chain->joints[k])];
-                p.posed = true;
-                p.expiring = false;
-                p.expiry = now + timing_.joint_expiry_s;
-            }
-        }
-        t = {};
-    }
-    im.target_list.clear();
+    solve_targets(now, pose);
 
-    // Joint expiry (POSED_JOINT_EXPIRY_PERIOD) and the output states.
-    for (std::size_t j = 0; j < im.posed.size(); ++j) {
-        PosedJoint& p = im.posed[j];
-        if (!p.posed) continue;
-        if (now >= p.expiry) {
-            // POSED_JOINT_EXPIRY_PERIOD: one frame at LOW priority with the identity rotation
-            // (LLQuaternion::DEFAULT), which resets the joint iff nothing else drives it; the
-            // viewer's puppet joint states always carry ROT usage, so the rotation is written
-            // even for a joint that was only positioned. Removed next frame.
-            p.expiring = true;
-            p.rotation = Quat::identity();
-            p.usage |= kUsageRot;
-            ++stats_.joints_expired;
-        }
-        JointStateRef s;
-        s.position = &p.position;
-        s.rotation = &p.rotation;
-        s.scale = &p.scale;
-        s.priority = p.expiring ? std::int8_t{0} : kPuppetryPriority;
-        s.usage = p.usage;
-        out_joints_.push_back(static_cast<std::int16_t>(j));
-        out_states_.push_back(s);
-    }
+    emit_states(now);
 
     // The motion's life (LLPuppetMotion under LLMotionController). The viewer's onUpdate
     // pushes the stop timestamp INACTIVITY_TIMEOUT ahead on every update but never marks the
@@ -734,6 +647,133 @@ void PuppetryRuntime::ingest(World& world, float dt) {
         a.head = a.count = 0;
         a.playback.update(now_, world.local_pose(a.entity));
         world.controller(a.entity).set_external_states(a.playback.joints(), a.playback.states());
+    }
+}
+
+void PuppetryPlayback::solve_targets(double now, const LocalPose& pose) {
+    Impl& im = *impl_;
+    const Skeleton& sk = *skeleton_;
+    if (im.target_list.empty()) return;
+    // Ancestors first, so that a chain hanging from a targeted joint starts where that joint's
+    // own chain put it.
+    const auto depth = [&sk](int j) {
+        int d = 0;
+        for (; j >= 0; j = sk.parent(j)) ++d;
+        return d;
+    };
+    std::sort(im.target_list.begin(), im.target_list.end(),
+              [&](std::int16_t a, std::int16_t b) { return depth(a) < depth(b); });
+    std::copy(pose.rotations.begin(), pose.rotations.end(), im.work_rotations.begin());
+    const std::span<const Quat> work(im.work_rotations);
+    Vec3 pelvis_pos;
+    Quat pelvis_rot;
+    world_of(sk, pose, work, sk.pelvis(), pelvis_pos, pelvis_rot);
+    for (const std::int16_t tj : im.target_list) {
+        FrameTarget& t = im.targets[static_cast<std::size_t>(tj)];
+        Chain chain;
+        if (!timing_.solve_targets || !build_target_chain(sk, tj, im.chest, im.targets, im.unconstrained, chain)) {
+            ++stats_.targets_unsupported;
+            continue;
+        }
+        const int n = chain.n;
+        const int root = chain.joints[n - 1];
+        Vec3 root_parent_pos, root_pos;
+        Quat root_parent_rot, root_rot;
+        world_of(sk, pose, work, root, root_pos, root_rot);
+        world_of(sk, pose, work, sk.parent(root), root_parent_pos, root_parent_rot);
+        // The end effector is the end of the target joint's bone, as the viewer measures it
+        // (spec §9.6): without a rotation target the end joint itself turns to put its bone's
+        // end on the target (a virtual joint at the bone's end heads the solved chain); with a
+        // rotation target the rotation is set and the joint's origin goes where that rotation
+        // puts the bone's end on the target.
+        const Vec3 bone = scaled(sk.desc(tj).end, pose.scales[static_cast<std::size_t>(tj)]);
+        const Quat world_rot = ll_mul(t.rot, pelvis_rot);
+        const bool aim = t.has_pos && !t.has_rot && length(bone) > 1e-5f;
+        const int v = aim ? 1 : 0;  // index of the chain's end joint in the solver's arrays
+        const int m = n + v;
+        std::array<Vec3, kMaxChain + 1> offsets{};
+        std::array<Quat, kMaxChain + 1> locals{};
+        std::array<ik::JointLimit, kMaxChain + 1> limits{};
+        if (aim) offsets[0] = bone;
+        for (int k = 0; k < n; ++k) {
+            const auto j = static_cast<std::size_t>(chain.joints[k]);
+            locals[k + v] = im.work_rotations[j];
+            limits[k + v] = chain.limits[k];
+            if (k + 1 < n)
+                offsets[k + v] = scaled(pose.positions[j], pose.scales[static_cast<std::size_t>(chain.joints[k + 1])]);
+        }
+        bool changed = false;
+        if (t.has_pos) {
+            const Vec3 goal = pelvis_pos + rotate(t.pos * (0.5f * arm_span_), pelvis_rot);
+            ik::FabrikJob job;
+            job.pose.offsets = std::span<const Vec3>(offsets.data(), static_cast<std::size_t>(m));
+            job.pose.local_rotations = std::span<Quat>(locals.data(), static_cast<std::size_t>(m));
+            job.pose.root_position = root_pos;
+            job.pose.root_parent_rotation = root_parent_rot;
+            job.pose.effector = {};
+            job.target.point = t.has_rot ? goal - rotate(bone, world_rot) : goal;
+            job.settings.tolerance = 0.0005f;
+            job.settings.max_iterations = 16;
+            job.settings.end_rotation = ik::EndRotation::Follow;
+            job.settings.limits = std::span<const ik::JointLimit>(limits.data(), static_cast<std::size_t>(m));
+            if (job.run()) {
+                changed = true;
+                ++stats_.targets_solved;
+            }
+        }
+        if (aim)
+            for (int k = 0; k < n; ++k) locals[k] = locals[k + 1];
+        std::uint8_t end_usage = 0;
+        if (t.has_rot) {
+            // The end joint's rotation in the root frame: local = world ∘ parent world⁻¹.
+            Quat parent_world = root_parent_rot;
+            for (int k = n - 1; k >= 1; --k) parent_world = ll_mul(locals[k], parent_world);
+            locals[0] = ll_normalize(ll_mul(world_rot, conjugate(parent_world)));
+            end_usage = kUsageRot;
+            changed = true;
+        }
+        if (!changed) continue;
+        for (int k = 0; k < n; ++k) {
+            if (!chain.output[k] || (k == 0 && !end_usage && !aim)) continue;
+            if (!is_finite(locals[k])) continue;
+            const auto j = static_cast<std::size_t>(chain.joints[k]);
+            im.work_rotations[j] = locals[k];
+            PosedJoint& p = im.posed[j];
+            p.rotation = locals[k];
+            p.usage |= kUsageRot;
+            if (!p.posed) p.position = pose.positions[j];
+            p.posed = true;
+            p.expiring = false;
+            p.expiry = now + timing_.joint_expiry_s;
+        }
+    }
+    for (const std::int16_t tj : im.target_list) im.targets[static_cast<std::size_t>(tj)] = {};
+    im.target_list.clear();
+}
+
+void PuppetryPlayback::emit_states(double now) {
+    Impl& im = *impl_;
+    for (std::size_t j = 0; j < im.posed.size(); ++j) {
+        PosedJoint& p = im.posed[j];
+        if (!p.posed) continue;
+        if (now >= p.expiry) {
+            // POSED_JOINT_EXPIRY_PERIOD: one frame at LOW priority with the identity rotation
+            // (LLQuaternion::DEFAULT), which resets the joint iff nothing else drives it; the
+            // viewer's puppet joint states always carry ROT usage, so the rotation is written
+            // even for a joint that was only positioned. Removed next frame.
+            p.expiring = true;
+            p.rotation = Quat::identity();
+            p.usage |= kUsageRot;
+            ++stats_.joints_expired;
+        }
+        JointStateRef s;
+        s.position = &p.position;
+        s.rotation = &p.rotation;
+        s.scale = &p.scale;
+        s.priority = p.expiring ? std::int8_t{0} : kPuppetryPriority;
+        s.usage = p.usage;
+        out_joints_.push_back(static_cast<std::int16_t>(j));
+        out_states_.push_back(s);
     }
 }
 

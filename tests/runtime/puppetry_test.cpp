@@ -387,7 +387,10 @@ TEST(PuppetryStream, WristPositionTargetIsSolvedOnTheArmChain) {
         now += 0.05;
         f.step_to(now);
     }
-    const Vec3 p = f.world.model_pose(f.avatar).positions[static_cast<std::size_t>(wrist)];
+    // The end effector is the end of the wrist's bone (spec §9.6), not the wrist joint.
+    const ModelPose& mp = f.world.model_pose(f.avatar);
+    const Vec3 p = mp.positions[static_cast<std::size_t>(wrist)] +
+                   rotate(sk.desc(wrist).end, mp.rotations[static_cast<std::size_t>(wrist)]);
     EXPECT_TRUE(is_finite(p));
     const float after = length(p - goal);
     EXPECT_LT(after, 0.5f * before);
@@ -395,12 +398,12 @@ TEST(PuppetryStream, WristPositionTargetIsSolvedOnTheArmChain) {
     EXPECT_GT(f.pb().stats().targets_solved, 0u);
     EXPECT_TRUE(f.pb().posed(sk.find("mElbowLeft")));
     EXPECT_TRUE(f.pb().posed(sk.find("mShoulderLeft")));
-    EXPECT_FALSE(f.pb().posed(wrist));  // no rotation target: the wrist keeps its local rotation
-    // A finger target ends no chain: ignored and counted.
-    PuppetryJointSample finger = s;
-    finger.joint = sk.find("mHandIndex3Left");
+    EXPECT_TRUE(f.pb().posed(wrist));  // the end joint turns to put its bone end on the target
+    // A target on the root has no chain to move it: ignored and counted.
+    PuppetryJointSample root = s;
+    root.joint = sk.pelvis();
     f.clock = now;
-    f.rt->receive_event(f.avatar, 600, {&finger, 1});
+    f.rt->receive_event(f.avatar, 600, {&root, 1});
     f.step_to(now + 0.2);
     EXPECT_GT(f.pb().stats().targets_unsupported, 0u);
 }
@@ -454,10 +457,156 @@ TEST(PuppetryStream, TargetsAreSolvedOnAChainAtAnyDepth) {
         now += 0.05;
         f.step_to(now);
     }
-    const float after = length(f.world.model_pose(f.avatar).positions[static_cast<std::size_t>(wrist)] - goal);
+    const ModelPose& mp = f.world.model_pose(f.avatar);
+    const float after = length(mp.positions[static_cast<std::size_t>(wrist)] +
+                               rotate(sk.desc(wrist).end, mp.rotations[static_cast<std::size_t>(wrist)]) - goal);
     EXPECT_GT(f.pb().stats().targets_solved, 0u);
     EXPECT_LT(after, 0.5f * before);
     EXPECT_LT(after, 0.05f);
+}
+
+namespace {
+
+/// The model-space end of `joint`'s bone (joint position + its bone end rotated by the joint).
+Vec3 bone_end(const World& w, Entity e, int joint) {
+    const ModelPose& mp = w.model_pose(e);
+    const auto j = static_cast<std::size_t>(joint);
+    return mp.positions[j] + rotate(test::skel().desc(joint).end, mp.rotations[j]);
+}
+
+}  // namespace
+
+// An elbow target (arm_wave.py of the viewer's puppetry framework): the chain LLIK::Solver
+// builds runs elbow → shoulder → collar, hanging from the sub-base mChest; the end of the
+// elbow's bone (the forearm's tip at the wrist) reaches the target within 1 mm.
+TEST(PuppetryStream, ElbowTargetIsReachedWithinAMillimetreAtTheBoneEnd) {
+    PuppetryTiming t;
+    t.ease_in_s = 0.f;
+    Fixture f(t);
+    f.step_to(0.0);
+    const auto& sk = test::skel();
+    const int elbow = sk.find("mElbowLeft");
+    const float span = f.pb().arm_span();
+    const Vec3 rest_end = bone_end(f.world, f.avatar, elbow);
+    const Vec3 chest_before = f.world.model_pose(f.avatar).positions[static_cast<std::size_t>(sk.find("mChest"))];
+    const Vec3 goal = rest_end + Vec3{0.12f, -0.05f, 0.10f};  // forward, in, up: within reach
+    PuppetryJointSample s;
+    s.joint = elbow;
+    s.flags = kPuppetTargetPos;
+    s.position = goal * (1.f / (0.5f * span));  // the avatar stands at the origin, unrotated
+    double now = 0.0;
+    for (int k = 0; k < 10; ++k) {
+        f.clock = now;
+        f.rt->receive_event(f.avatar, k * 50, {&s, 1});
+        now += 0.05;
+        f.step_to(now);
+    }
+    EXPECT_LT(length(bone_end(f.world, f.avatar, elbow) - goal), 0.001f);
+    EXPECT_EQ(f.pb().stats().targets_unsupported, 0u);
+    EXPECT_TRUE(f.pb().posed(sk.find("mShoulderLeft")));
+    EXPECT_TRUE(f.pb().posed(sk.find("mCollarLeft")));
+    EXPECT_FALSE(f.pb().posed(sk.find("mChest")));  // the sub-base stays
+    EXPECT_LT(length(f.world.model_pose(f.avatar).positions[static_cast<std::size_t>(sk.find("mChest"))] -
+                     chest_before), 1e-6f);
+}
+
+// Hand-computed: a position and a rotation target on the wrist. The rotation sets the wrist's
+// world rotation; the joint then sits at target − rotation·bone, so the bone's end is on the
+// target.
+TEST(PuppetryStream, WristPositionAndRotationTargetPutTheBoneEndOnTheTarget) {
+    PuppetryTiming t;
+    t.ease_in_s = 0.f;
+    Fixture f(t);
+    f.step_to(0.0);
+    const auto& sk = test::skel();
+    const int wrist = sk.find("mWristLeft");
+    const float span = f.pb().arm_span();
+    const Vec3 goal = bone_end(f.world, f.avatar, wrist) + Vec3{0.15f, -0.1f, 0.15f};
+    const Quat rot = quat_from_axis_angle(0.5f, {0.f, 0.f, 1.f});
+    PuppetryJointSample s;
+    s.joint = wrist;
+    s.flags = kPuppetTargetPos | kPuppetTargetRot;
+    s.position = goal * (1.f / (0.5f * span));
+    s.rotation = rot;
+    double now = 0.0;
+    for (int k = 0; k < 10; ++k) {
+        f.clock = now;
+        f.rt->receive_event(f.avatar, k * 50, {&s, 1});
+        now += 0.05;
+        f.step_to(now);
+    }
+    const ModelPose& mp = f.world.model_pose(f.avatar);
+    const auto w = static_cast<std::size_t>(wrist);
+    EXPECT_GT(std::fabs(dot(mp.rotations[w], rot)), 1.f - 1e-5f);
+    const Vec3 expect_joint = goal - rotate(sk.desc(wrist).end, rot);
+    EXPECT_LT(length(mp.positions[w] - expect_joint), 0.001f);
+    EXPECT_LT(length(bone_end(f.world, f.avatar, wrist) - goal), 0.001f);
+}
+
+// Chains end below an ancestor that has its own position target: a finger target with a wrist
+// target moves only the finger joints (the wrist's chain is solved first).
+TEST(PuppetryStream, AChainEndsBelowATargetedAncestor) {
+    PuppetryTiming t;
+    t.ease_in_s = 0.f;
+    Fixture f(t);
+    f.step_to(0.0);
+    const auto& sk = test::skel();
+    const int wrist = sk.find("mWristLeft"), tip = sk.find("mHandIndex3Left");
+    const float span = f.pb().arm_span();
+    const Vec3 wgoal = bone_end(f.world, f.avatar, wrist) + Vec3{0.1f, -0.05f, 0.1f};
+    std::array<PuppetryJointSample, 2> s{};
+    s[0].joint = wrist;
+    s[0].flags = kPuppetTargetPos;
+    s[0].position = wgoal * (1.f / (0.5f * span));
+    s[1].joint = tip;
+    s[1].flags = kPuppetTargetPos;
+    double now = 0.0;
+    for (int k = 0; k < 10; ++k) {
+        // The finger tip target: 2 cm beside the index tip's current end, recomputed as it moves.
+        const Vec3 tgoal = bone_end(f.world, f.avatar, tip) + Vec3{0.f, 0.f, 0.02f};
+        if (k == 0) s[1].position = tgoal * (1.f / (0.5f * span));
+        f.clock = now;
+        f.rt->receive_event(f.avatar, k * 50, s);
+        now += 0.05;
+        f.step_to(now);
+    }
+    EXPECT_LT(length(bone_end(f.world, f.avatar, wrist) - wgoal), 0.002f);
+    EXPECT_TRUE(f.pb().posed(sk.find("mHandIndex1Left")));
+    EXPECT_EQ(f.pb().stats().targets_unsupported, 0u);
+}
+
+// disable_constraint (DISABLE_CONSTRAINT, alone on the shoulder) lifts that joint's limit in the
+// chains through it: a wrist target across the chest, which the shoulder's π/2 cone keeps out of
+// reach, is then reached.
+TEST(PuppetryStream, DisableConstraintLiftsTheJointsLimit) {
+    const auto miss = [](bool disable) {
+        PuppetryTiming t;
+        t.ease_in_s = 0.f;
+        Fixture f(t);
+        f.step_to(0.0);
+        const auto& sk = test::skel();
+        const int wrist = sk.find("mWristLeft"), shoulder = sk.find("mShoulderLeft");
+        const float span = f.pb().arm_span();
+        const Vec3 sp = f.world.model_pose(f.avatar).positions[static_cast<std::size_t>(shoulder)];
+        const Vec3 goal = sp + Vec3{0.f, -0.4f, 0.2f};
+        std::array<PuppetryJointSample, 2> s{};
+        s[0].joint = wrist;
+        s[0].flags = kPuppetTargetPos;
+        s[0].position = goal * (1.f / (0.5f * span));
+        s[1].joint = shoulder;
+        s[1].flags = kPuppetDisableConstraint;
+        double now = 0.0;
+        for (int k = 0; k < 10; ++k) {
+            f.clock = now;
+            f.rt->receive_event(f.avatar, k * 50, std::span(s.data(), disable ? 2u : 1u));
+            now += 0.05;
+            f.step_to(now);
+        }
+        return length(bone_end(f.world, f.avatar, wrist) - goal);
+    };
+    const float limited = miss(false), free = miss(true);
+    EXPECT_GT(limited, 0.02f);
+    EXPECT_LT(free, 0.002f);
 }
 
 TEST(PuppetryStream, DestroyedAvatarsAreForgotten) {

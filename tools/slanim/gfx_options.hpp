@@ -14,7 +14,7 @@ struct GfxOptions {
     std::string character;              ///< viewer character folder (default: embedded skeleton)
     std::vector<std::string> wearables; ///< LLWearable files (body parts applied; needs character)
     std::string solver = "ccd";         ///< ccd, fabrik, viewer or none
-    /// --puppetry SOURCE (runtime/puppetry_sources.hpp); empty: none. `render` takes only
+    /// --puppetry SOURCE (slanim/net/puppetry_sources.hpp); empty: none. `render` takes only
     /// `replay:FILE` (a picture at time T must be reproducible).
     std::string puppetry;
     double fps = 30.0;                  ///< fixed simulation rate, (0, 10000]

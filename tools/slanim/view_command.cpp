@@ -143,7 +143,9 @@ int cmd_view(std::ostream& out, std::ostream& err, const GfxOptions& o) {
     v.ov.constraints = o.constraints;
     v.home = v.cam;
     gfx::Scene scene;
-    out << "slanim view: " << platform_name(gl.platform()) << " " << gl.description() << "\n";
+    // With --puppetry leap:stdin, standard output carries the plug-in's LEAP conversation.
+    (o.puppetry == "leap:stdin" ? err : out)
+        << "slanim view: " << platform_name(gl.platform()) << " " << gl.description() << "\n";
 
     Uint64 last = SDL_GetPerformanceCounter();
     long long frames_drawn = 0;

@@ -14,6 +14,10 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <chrono>
+#include <csignal>
+
+#include <fmt/format.h>
 
 
 namespace slanim {
@@ -90,50 +94,6 @@ std::string UdpPuppetrySource::describe() const {
 }
 
 // ---------------------------------------------------------------------------------------------
-// LEAP framing
-
-void LeapFrameReader::feed(std::string_view bytes) {
-    if (error_) return;
-    if (pos_ > 0 && pos_ * 2 > buf_.size()) {  // compact
-        buf_.erase(0, pos_);
-        consumed_ += static_cast<long long>(pos_);
-        pos_ = 0;
-    }
-    buf_.append(bytes);
-}
-
-std::optional<std::string> LeapFrameReader::next() {
-    if (error_) return std::nullopt;
-    // Skip whitespace between frames (a writer may end each message with a newline).
-    while (pos_ < buf_.size() && (buf_[pos_] == '\n' || buf_[pos_] == '\r' || buf_[pos_] == ' '))
-        ++pos_;
-    std::size_t i = pos_;
-    std::size_t len = 0;
-    while (i < buf_.size() && buf_[i] >= '0' && buf_[i] <= '9') {
-        len = len * 10 + static_cast<std::size_t>(buf_[i] - '0');
-        if (len > kMaxMessage) {
-            error_ = Error{"leap: message length exceeds 1 MiB", consumed_ + static_cast<long long>(pos_)};
-            return std::nullopt;
-        }
-        ++i;
-    }
-    if (i == buf_.size()) return std::nullopt;  // prefix incomplete
-    if (i == pos_ || buf_[i] != ':') {
-        error_ = Error{"leap: expected a decimal length and ':' before each message",
-                       consumed_ + static_cast<long long>(i)};
-        return std::nullopt;
-    }
-    if (buf_.size() - (i + 1) < len) return std::nullopt;  // body incomplete
-    std::string msg = buf_.substr(i + 1, len);
-    pos_ = i + 1 + len;
-    return msg;
-}
-
-std::string leap_frame(std::string_view notation) {
-    return std::to_string(notation.size()) + ":" + std::string(notation);
-}
-
-// ---------------------------------------------------------------------------------------------
 // LEAP messages
 
 Llsd puppetry_skeleton_llsd(const Skeleton& sk, float arm_span) {
@@ -164,16 +124,14 @@ Llsd puppetry_skeleton_llsd(const Skeleton& sk, float arm_span) {
 
 namespace {
 
-const Llsd* find_either(const Llsd& m, std::string_view a, std::string_view b) {
-    const Llsd* v = m.find(a);
-    return v ? v : m.find(b);
-}
+}  // namespace
 
-/// A joint key: a name, an alias, or a joint number (decimal text). −1 when no bone matches.
-int joint_of(const Skeleton& sk, std::string_view key) {
-    int id = 0;
-    const auto [p, ec] = std::from_chars(key.data(), key.data() + key.size(), id);
-    if (ec == std::errc() && p == key.data() + key.size()) {
+int puppetry_joint_index(const Skeleton& sk, std::string_view key) {
+    if (!key.empty() && key[0] >= '0' && key[0] <= '9') {
+        // Like the viewer's std::stoi / atoi: the leading decimal digits are the joint number.
+        int id = 0;
+        const auto [p, ec] = std::from_chars(key.data(), key.data() + key.size(), id);
+        if (ec != std::errc()) return -1;
         for (int j = 0; j < sk.num_bones(); ++j)
             if (sk.joint_num(j) == id) return j;
         return -1;
@@ -182,19 +140,11 @@ int joint_of(const Skeleton& sk, std::string_view key) {
     return j >= 0 && j < sk.num_bones() ? j : -1;
 }
 
-/// LEAP carries no timestamp: the sender time of a LEAP event is the arrival time, in ms
-/// wrapped into the S32 range like the viewer's uptime stamp.
-std::int32_t arrival_ms(double now_s) {
-    return static_cast<std::int32_t>(std::llround(std::fmod(now_s * 1000.0, 2147483647.0)));
-}
-
-}  // namespace
-
 Result<std::size_t> puppetry_frame_samples(const PuppetryFrame& frame, const Skeleton& sk,
                                            std::vector<PuppetryJointSample>& out) {
     out.clear();
     for (const PuppetryJointTarget& t : frame.joints) {
-        const int j = joint_of(sk, t.joint);
+        const int j = puppetry_joint_index(sk, t.joint);
         if (j < 0) return Error{"unknown joint '" + t.joint + "' (not a bone of the skeleton)"};
         const bool root = t.frame == PuppetryRefFrame::Root;
         // The frame's entries are sorted by (joint, frame): a joint's Parent and Root entries
@@ -219,7 +169,7 @@ Result<std::size_t> puppetry_frame_samples(const PuppetryFrame& frame, const Ske
             d.scale = *t.scale;
         }
         if (t.disable_constraint) d.flags |= kPuppetDisableConstraint;
-        if (!s && (d.flags & (kPuppetMaskPos | kPuppetMaskRot | kPuppetLocalScale)))
+        if (!s && (d.flags & (kPuppetMaskPos | kPuppetMaskRot | kPuppetLocalScale | kPuppetDisableConstraint)))
             out.push_back(fresh);
     }
     return out.size();
@@ -244,49 +194,8 @@ Result<PuppetryEvent> puppetry_frame_event(const PuppetryFrame& frame, const Ske
     return ev;
 }
 
-Result<Llsd> apply_leap_message(const Llsd& message, PuppetryRuntime& runtime, Entity avatar,
-                                double now_s) {
-    const Llsd* msg = &message;
-    if (!msg->is_map()) return Error{"leap: a message must be a map"};
-    if (!msg->find("command")) {  // LEAP envelope {pump:..., data:{command:...}}
-        const Llsd* d = msg->find("data");
-        if (!d || !d->is_map() || !d->find("command"))
-            return Error{"leap: the message has no 'command' (nor data.command)"};
-        msg = d;
-    }
-    const std::string* command = msg->find("command")->if_string();
-    if (!command) return Error{"leap: 'command' must be a string"};
-    PuppetryPlayback* pb = runtime.playback(avatar);
-    if (!pb) return Error{"leap: the avatar has no puppetry playback"};
-    const Skeleton& sk = pb->skeleton();
-    const Llsd* data = find_either(*msg, "data", "d");
-    if (*command == "set") {
-        auto frame = puppetry_frame_from_leap(*msg, now_s);
-        if (!frame) return Error{"leap: set: " + frame.error().message};
-        std::vector<PuppetryJointSample> samples;
-        auto r = puppetry_frame_samples(*frame, sk, samples);
-        if (!r) return Error{"leap: set: " + r.error().message};
-        if (!samples.empty()) runtime.receive_event(avatar, arrival_ms(now_s), samples);
-        return Llsd();
-    }
-    if (*command == "get") {
-        bool skeleton = data == nullptr;
-        if (data && data->is_string()) skeleton = data->as_string() == "skeleton";
-        if (data && data->is_array())
-            for (std::size_t k = 0; k < data->size(); ++k)
-                if (const std::string* s = data->at(k)->if_string(); s && *s == "skeleton") skeleton = true;
-        Llsd reply = Llsd::empty_map();
-        if (skeleton) reply.set("skeleton", puppetry_skeleton_llsd(sk, pb->arm_span()));
-        if (const Llsd* id = message.find("reqid")) reply.set("reqid", *id);
-        return reply;
-    }
-    return Error{"leap: unknown command '" + *command + "' (expected set or get)"};
-}
-
-LeapPuppetrySource::LeapPuppetrySource(Entity avatar, int in_fd, int out_fd, int log_fd)
-    : avatar_(avatar), in_fd_(in_fd), out_fd_(out_fd), log_fd_(log_fd) {}
-
 namespace {
+
 void write_all(int fd, std::string_view text) {
     while (!text.empty()) {
         const ssize_t n = ::write(fd, text.data(), text.size());
@@ -297,13 +206,63 @@ void write_all(int fd, std::string_view text) {
         text.remove_prefix(static_cast<std::size_t>(n));
     }
 }
+
 }  // namespace
 
+LeapPuppetrySource::LeapPuppetrySource(Entity avatar, int in_fd, int out_fd, int log_fd)
+    : in_fd_(in_fd),
+      out_fd_(out_fd),
+      log_fd_(log_fd),
+      host_(
+          avatar,
+          [this](std::string_view frame) {
+              if (out_.size() + frame.size() > kMaxPendingOutput) {
+                  ++output_dropped_;
+                  return;
+              }
+              out_.append(frame);
+          },
+          [this](const std::string& line) { write_all(log_fd_, "slanim: " + line + "\n"); }) {
+    // A plug-in that exits closes our output: writing then must fail with EPIPE, not kill slanim.
+    struct sigaction old{};
+    if (::sigaction(SIGPIPE, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) ::signal(SIGPIPE, SIG_IGN);
+}
+
+LeapPuppetrySource::~LeapPuppetrySource() {
+    host_.stop();  // the viewer's clearLeapModule: `stop` to the puppetry.controller listeners
+    flush(kStopFlushSeconds);
+}
+
+void LeapPuppetrySource::flush(double wait_s) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait_s);
+    while (!out_.empty() && !out_closed_) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        pollfd p{out_fd_, POLLOUT, 0};
+        const int r = ::poll(&p, 1, static_cast<int>(std::max<long long>(0, left.count())));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return;  // not writable now: the rest goes out at a later poll
+        if (p.revents & (POLLERR | POLLHUP | POLLNVAL)) {
+            out_closed_ = true;
+            break;
+        }
+        // At most one pipe buffer page: a writable pipe takes that much without blocking.
+        const ssize_t n = ::write(out_fd_, out_.data(), std::min<std::size_t>(out_.size(), 4096));
+        if (n < 0) {
+            if (errno == EINTR || errno == EAGAIN) continue;
+            out_closed_ = true;  // EPIPE: the plug-in is gone
+            break;
+        }
+        out_.erase(0, static_cast<std::size_t>(n));
+    }
+    if (out_closed_) out_.clear();
+}
+
 void LeapPuppetrySource::poll(PuppetryRuntime& runtime, World&, double now_s) {
+    host_.start();  // the initial message, once
     char buf[65536];
     while (!eof_) {
         pollfd p{in_fd_, POLLIN, 0};
-        if (::poll(&p, 1, 0) <= 0 || !(p.revents & (POLLIN | POLLHUP))) break;
+        if (::poll(&p, 1, 0) <= 0 || !(p.revents & (POLLIN | POLLHUP | POLLERR))) break;
         const ssize_t n = ::read(in_fd_, buf, sizeof buf);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
@@ -312,22 +271,18 @@ void LeapPuppetrySource::poll(PuppetryRuntime& runtime, World&, double now_s) {
         }
         reader_.feed({buf, static_cast<std::size_t>(n)});
     }
-    while (auto text = reader_.next()) {
-        ++messages_;
-        auto msg = parse_llsd_notation(*text);
-        Result<Llsd> reply = msg ? apply_leap_message(*msg, runtime, avatar_, now_s)
-                                 : Result<Llsd>(Error{"leap: " + msg.error().describe()});
-        if (!reply) {
-            ++rejected_;
-            write_all(log_fd_, "slanim: " + reply.error().describe() + "\n");
-            continue;
-        }
-        if (!reply->is_undefined()) write_all(out_fd_, leap_frame(format_llsd_notation(*reply)));
+    while (auto item = reader_.next()) {
+        if (item->text) host_.message(item->number, *item->text, runtime, now_s);
+        else host_.framing_fault(item->number, fmt::format("at byte {}: {}", item->offset, item->fault));
     }
-    if (reader_.error() && !eof_) {
-        write_all(log_fd_, "slanim: " + reader_.error()->describe() + "; leap input stopped\n");
-        eof_ = true;
-    }
+    if (eof_) host_.stop();  // the stream closed: `stop`, as when the host ends
+    flush(0.0);
+}
+
+std::string LeapPuppetrySource::counters() const {
+    std::string s = host_.describe_counters();
+    if (output_dropped_) s += fmt::format(", {} replies dropped (the plug-in did not read)", output_dropped_);
+    return s;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -167,6 +167,10 @@ public:
     struct Impl;  // private state (defined in puppetry.cpp)
 
 private:
+    /// This frame's TARGET_POS / TARGET_ROT: each on the chain LLIK::Solver builds for it.
+    void solve_targets(double now, const LocalPose& pose);
+    /// Joint expiry (POSED_JOINT_EXPIRY_PERIOD) and this frame's output states.
+    void emit_states(double now);
     std::shared_ptr<const Skeleton> skeleton_;
     PuppetryTiming timing_;
     std::unique_ptr<Impl> impl_;

@@ -4,15 +4,14 @@
 //   udp://127.0.0.1:PORT   a non-blocking UDP socket bound on loopback; every datagram is a
 //                          puppetry datagram (slanim/puppetry/datagram.hpp). Malformed
 //                          ones are counted and dropped. PORT 0 binds an ephemeral port.
-//   leap:stdin             LEAP-style messages on stdin, each `N:` followed by exactly N bytes
-//                          of LLSD notation (N decimal). `set` drives the avatar with
-//                          joint_state / inverse_kinematics maps (spec §9.4); `get` answers
-//                          `skeleton` on stdout in the same framing.
+//   leap:stdin             a LEAP puppetry plug-in conversation as the viewer holds it: the
+//                          plug-in's messages on stdin, ours on stdout, each `N:` followed by
+//                          exactly N bytes of LLSD notation (LeapHost, leap_host.hpp).
 //   replay:FILE[#loop]     a recorded webcam capture (slanim/puppetry/capture.hpp) played
 //                          at the capture's own frame times on the runtime clock, once or
 //                          looped (`#loop`).
 //
-// LEAP `set` messages and capture lines are read by the engine (puppetry_frame_from_leap,
+// LEAP joint data and capture lines are read by the engine (read_leap_joint_map,
 // parse_puppetry_capture) into PuppetryFrame; puppetry_frame_samples() resolves a frame's joints
 // against a skeleton. Sources never block: poll() reads what is available and returns.
 #pragma once
@@ -28,8 +27,16 @@
 #include "slanim/puppetry/capture.hpp"
 #include "slanim/core/result.hpp"
 #include "slanim/runtime/puppetry.hpp"
+#include "slanim/net/leap_host.hpp"
+#include "slanim/net/leap_stream.hpp"
 
 namespace slanim {
+
+/// The bone a LEAP joint key names on `skeleton`, or −1: a key starting with a decimal digit is
+/// a joint number (its leading digits, like the viewer's std::stoi; spec §7.2, "8" = mHead),
+/// else a joint name or alias (Skeleton::find). Collision volumes and attachment points are
+/// not bones: −1.
+int puppetry_joint_index(const Skeleton& skeleton, std::string_view key);
 
 /// Resolves a PuppetryFrame (a LEAP `set` message or a capture line, spec §9.4) against
 /// `skeleton` into joint samples for PuppetryRuntime::receive_event (`out` is cleared first).
@@ -38,7 +45,9 @@ namespace slanim {
 /// (IK targets, arm-span normalised) TARGET_POS / TARGET_ROT; disable_constraint sets
 /// DISABLE_CONSTRAINT. A joint's parent- and root-frame entries make one sample; where both
 /// give a position (or both a rotation) the root-frame target is kept. Entries carrying no
-/// position, rotation or scale make no sample. Samples are in the frame's joint order.
+/// position, rotation, scale or disable_constraint make no sample (a disable_constraint alone
+/// makes a sample with only DISABLE_CONSTRAINT: the joint's IK limit is off while it is the
+/// joint's current event). Samples are in the frame's joint order.
 /// Errors: "unknown joint 'K'" for a key that names no bone of the skeleton.
 Result<std::size_t> puppetry_frame_samples(const PuppetryFrame& frame, const Skeleton& skeleton,
                                            std::vector<PuppetryJointSample>& out);
@@ -88,60 +97,46 @@ private:
     std::vector<std::uint8_t> buffer_ = std::vector<std::uint8_t>(65536);
 };
 
-/// Incremental reader of `N:` + N bytes framing (LEAP). Bounded: a declared length above
-/// max_message or a malformed prefix is an error (the stream cannot be resynchronised).
-class LeapFrameReader {
-public:
-    static constexpr std::size_t kMaxMessage = 1 << 20;
-    /// Appends bytes; complete messages become available through next().
-    void feed(std::string_view bytes);
-    /// The next complete message's text, or nullopt when incomplete. After an error, returns
-    /// nullopt forever and error() says why.
-    std::optional<std::string> next();
-    [[nodiscard]] const std::optional<Error>& error() const { return error_; }
-
-private:
-    std::string buf_;
-    std::size_t pos_ = 0;
-    long long consumed_ = 0;  // bytes of the stream before buf_[0]
-    std::optional<Error> error_;
-};
-
-/// Formats one LEAP frame: the decimal byte length of `notation`, ':', then `notation`.
-std::string leap_frame(std::string_view notation);
-
 /// The `get` → `skeleton` answer (spec §9.4): a map by joint name of {id, parent_id,
 /// parent_relative_position, tip_relative_end_position, children (the first bone child only,
 /// as the viewer records)}, plus `scale` = the arm span in metres. Bones only.
 Llsd puppetry_skeleton_llsd(const Skeleton& skeleton, float arm_span);
 
-/// Applies one LEAP message (an LLSD map) to `avatar`: `{command:'set', data|d:{joint_state|j,
-/// inverse_kinematics|i}}` (read by puppetry_frame_from_leap, resolved by
-/// puppetry_frame_samples) queues an event stamped with the arrival time `now_s`;
-/// `{command:'get', data|d:[...] or 'skeleton'}` returns the reply map to write (else an
-/// undefined value). The message may also be wrapped in a LEAP envelope
-/// `{pump:..., data:{command:...}}`. Errors name what is wrong (the offending key path).
-Result<Llsd> apply_leap_message(const Llsd& message, PuppetryRuntime& runtime, Entity avatar,
-                                double now_s);
-
-/// LEAP on file descriptors (stdin/stdout by default). Messages that fail to parse or apply
-/// are counted and reported on `log_fd` (stderr) with the reason; a framing error stops the
-/// source.
+/// LEAP on file descriptors (stdin/stdout by default), as the viewer runs a puppetry plug-in:
+/// the plug-in's stdout is our `in_fd`, our `out_fd` its stdin. The conversation is LeapHost's
+/// (leap_host.hpp): the first poll writes the initial message; each poll reads what arrived
+/// (LeapFrameReader, bad input counted and reported on `log_fd`, never stopping the source),
+/// handles the messages and writes the replies without blocking (what the plug-in does not
+/// read yet stays queued, up to 16 MiB). When `in_fd` reaches end of file, and at the latest
+/// when the source is destroyed (the host ends), `{command:'stop'}` goes to the
+/// puppetry.controller listeners; the destructor waits up to 1 s for the queued output to be
+/// written. Construction sets SIGPIPE to ignored when it has the default action, so that a
+/// plug-in that exits makes writes fail (EPIPE) instead of killing the process.
 class LeapPuppetrySource final : public PuppetrySource {
 public:
     LeapPuppetrySource(Entity avatar, int in_fd = 0, int out_fd = 1, int log_fd = 2);
+    ~LeapPuppetrySource() override;
+    LeapPuppetrySource(const LeapPuppetrySource&) = delete;
+    LeapPuppetrySource& operator=(const LeapPuppetrySource&) = delete;
     void poll(PuppetryRuntime& runtime, World& world, double now_s) override;
     [[nodiscard]] std::string describe() const override { return "leap:stdin"; }
     [[nodiscard]] bool finished() const override { return eof_; }
-    [[nodiscard]] std::uint64_t messages() const { return messages_; }
-    [[nodiscard]] std::uint64_t rejected() const { return rejected_; }
+    /// LeapHost::describe_counters, plus replies dropped for a full output queue.
+    [[nodiscard]] std::string counters() const override;
+    [[nodiscard]] std::uint64_t messages() const { return host_.counters().messages; }
+    [[nodiscard]] std::uint64_t rejected() const { return host_.counters().rejected; }
+    [[nodiscard]] const LeapHost& host() const { return host_; }
+    static constexpr std::size_t kMaxPendingOutput = 16u << 20;
+    static constexpr double kStopFlushSeconds = 1.0;
 
 private:
-    Entity avatar_;
+    void flush(double wait_s);
     int in_fd_, out_fd_, log_fd_;
     LeapFrameReader reader_;
-    bool eof_ = false;
-    std::uint64_t messages_ = 0, rejected_ = 0;
+    std::string out_;  // framed output not written yet
+    bool eof_ = false, out_closed_ = false;
+    std::uint64_t output_dropped_ = 0;
+    LeapHost host_;  // last: its writer and warner use the members above
 };
 
 /// Replays a recorded capture on one avatar: frame k is handed to the runtime (receive_event)
