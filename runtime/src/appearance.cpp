@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // LLHandMotion (spec §5), LLEmote (§6.4), the morph and skin phases.
 #include "slanim/runtime/appearance.hpp"
-#include "job_check.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
+#include "job_check.hpp"
 #include "slanim/runtime/world.hpp"
 
 namespace slanim {

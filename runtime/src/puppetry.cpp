@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 // LLPuppetMotion's receive side (spec §9.3) and target solving (§9.4, §9.6) for the runtime.
 #include "slanim/runtime/puppetry.hpp"
-#include "job_check.hpp"
 
 #include <fmt/format.h>
 
@@ -10,9 +9,10 @@
 #include <cmath>
 #include <cstring>
 
+#include "job_check.hpp"
 #include "slanim/core/local_to_model.hpp"
-#include "slanim/puppetry/event_block.hpp"
 #include "slanim/puppetry/datagram.hpp"
+#include "slanim/puppetry/event_block.hpp"
 
 namespace slanim {
 
