@@ -7,8 +7,10 @@
 // keep serving; region West's credentials cannot publish for East (refused by the broker,
 // counted and reported by the relay, nothing reaches East's agents); a plaintext client and a
 // relay trusting another CA are refused by the TLS-only broker; the grid works over TLS; the
-// command refuses credentials on its command line and unreadable secrets. nats-server is
-// started and killed by process id. Bounded: about 10 s. Skipped without nats-server or openssl.
+// command refuses credentials on its command line and unreadable secrets; an expired client
+// certificate is refused; credentials revoked by a configuration reload end the connection, the
+// relay keeps serving its region and reconnects once they are restored. nats-server is started
+// and killed by process id. Bounded: about 20 s. Skipped without nats-server or openssl.
 #include <gtest/gtest.h>
 
 #include <httplib.h>
@@ -24,6 +26,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <mutex>
 #include <thread>
 
@@ -326,10 +329,27 @@ TEST(RelaySecurity, PlaintextAndUntrustedClientsAreRefusedByTheTlsBroker) {
                            (g.dir / "g1.txt")).c_str()),
               0);
     auto untrusting = g.relay(g.options("East", "East", other + "/ca.pem"));
-    ASSERT_TRUE(plain && untrusting);
+    // Far's password with a client certificate from the grid's CA that expired yesterday.
+    const std::string old = g.dir / "old";
+    ASSERT_EQ(std::system(("cd " + g.dir.path.string() +
+                           " && openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes"
+                           " -keyout old.key -out old.csr -subj /CN=Far 2>/dev/null"
+                           " && printf 'extendedKeyUsage=clientAuth\n' > old.ext"
+                           " && openssl x509 -req -in old.csr -CA " + g.sec + "/ca.pem -CAkey " + g.sec +
+                           "/ca.key -CAcreateserial -days -1 -extfile old.ext -out old.pem 2>/dev/null")
+                              .c_str()),
+              0);
+    RelayServerOptions eo = g.options("Far", "Far", g.sec + "/ca.pem");
+    eo.nats_auth.tls_cert = old + ".pem";
+    eo.nats_auth.tls_key = old + ".key";
+    auto expired = g.relay(eo);
+    ASSERT_TRUE(plain && untrusting && expired);
     ASSERT_TRUE(eventually([&] { return plain->counters().bus_tls_failures >= 1 &&
-                                        untrusting->counters().bus_tls_failures >= 1; },
+                                        untrusting->counters().bus_tls_failures >= 1 &&
+                                        expired->counters().bus_tls_failures >= 1; },
                            3000ms));
+    EXPECT_EQ(expired->counters().bus_connected, 0u);
+    EXPECT_TRUE(g.logged("--nats-tls-cert " + old + ".pem"));
     std::this_thread::sleep_for(300ms);
     EXPECT_EQ(plain->counters().bus_connected, 0u);
     EXPECT_EQ(untrusting->counters().bus_connected, 0u);
@@ -387,4 +407,54 @@ TEST(RelaySecurity, CommandRefusesSecretsOnItsCommandLineAndUnreadableFiles) {
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.err.find("chmod 600"), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find("s3cret"), std::string::npos) << r.err;
+}
+
+TEST(RelaySecurity, RevokedCredentialsDropTheConnectionAndTheRelayReconnectsWhenRestored) {
+    SKIP_WITHOUT_TOOLS();
+    SecureGrid g;
+    ASSERT_TRUE(g.start());
+    const std::string ca = g.sec + "/ca.pem";
+    auto west = g.relay(g.options("West", "West", ca));
+    auto east = g.relay(g.options("East", "East", ca));
+    ASSERT_TRUE(eventually([&] { return west->counters().bus_connected == 1 && east->counters().bus_connected == 1; },
+                           5000ms));
+    // The broker's configuration changes West's password and is reloaded (SIGHUP): the broker
+    // ends West's connection with an authorization error and refuses its reconnections.
+    const std::string conf = g.sec + "/nats.conf";
+    std::string original;
+    {
+        std::ifstream in(conf);
+        original.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    const std::string pass = read_line(g.sec + "/West.password");
+    std::string changed = original;
+    changed.replace(changed.find(pass), pass.size(), "revoked" + pass.substr(7));
+    std::ofstream(conf, std::ios::trunc) << changed;
+    ASSERT_EQ(::kill(g.broker->pid, SIGHUP), 0);
+    ASSERT_TRUE(eventually([&] { return west->counters().bus_connected == 0; }, 3000ms));
+    ASSERT_TRUE(eventually([&] { return west->counters().bus_auth_failures >= 1; }, 3000ms));
+    EXPECT_TRUE(g.logged("Authorization Violation"));
+    // West keeps serving its own region.
+    Agent s{agent(1), {250, 100, 20}}, l{agent(2), {245, 100, 20}}, n{agent(3), {4, 100, 20}};
+    s.join(*west);
+    l.join(*west);
+    n.join(*east);
+    for (int k = 0; k < 10; ++k) {
+        s.report(west->udp_port());
+        l.report(west->udp_port());
+        s.udp.send_to(west->udp_port(), blocks_datagram(s.id, k));
+        std::this_thread::sleep_for(20ms);
+    }
+    EXPECT_TRUE(eventually([&] { return l.drain(s.id) > 0; }, 1000ms));
+    EXPECT_EQ(n.drain(s.id), 0u) << "nothing crosses while West is refused";
+    const std::uint64_t attempts = west->counters().bus_connect_failures;
+    // The password is restored: West reconnects on its own (the wait after refusals is at most
+    // 4 s) and blocks cross again.
+    std::ofstream(conf, std::ios::trunc) << original;
+    ASSERT_EQ(::kill(g.broker->pid, SIGHUP), 0);
+    ASSERT_TRUE(eventually([&] { return west->counters().bus_connected == 1; }, 6000ms));
+    EXPECT_GE(west->counters().bus_reconnects, 1u);
+    EXPECT_LE(west->counters().bus_connect_failures, attempts + 8) << "no spinning while refused";
+    std::this_thread::sleep_for(100ms);
+    EXPECT_GE(stream_across(*west, *east, s, n, 500ms), 15u);
 }
