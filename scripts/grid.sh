@@ -108,16 +108,10 @@ done
 # The broker: loopback only, a random free port (written to its ports file); unless --plaintext,
 # with TLS and one user per region (grid_security.sh).
 broker_args=()
-relay_security() { :; }
 if [ "$plaintext" -eq 0 ]; then
   sec="$work/security"
   "$(dirname "$0")/grid_security.sh" "$sec" "$grid"
   broker_args=(-c "$sec/nats.conf")
-  # relay_security K: the options of region rK's relay (the password is read from its file).
-  relay_security() {
-    echo --nats-user "r$1" --nats-password-file "$sec/r$1.password" --nats-tls-ca "$sec/ca.pem" \
-      --nats-tls-cert "$sec/r$1.pem" --nats-tls-key "$sec/r$1.key"
-  }
 fi
 nats-server "${broker_args[@]}" -a 127.0.0.1 -p -1 --ports_file_dir "$work" >"$work/nats.log" 2>&1 &
 pids+=($!)
@@ -131,9 +125,12 @@ echo "nats $nats_url"
 [ "$plaintext" -eq 1 ] || echo "security $sec"
 
 for k in $(seq 0 $((regions - 1))); do
-  # shellcheck disable=SC2046  # the options of relay_security are words without spaces
+  # Region rK's credentials and certificate (the password is read from its file).
+  security_args=()
+  [ "$plaintext" -eq 1 ] || security_args=(--nats-user "r$k" --nats-password-file "$sec/r$k.password"
+    --nats-tls-ca "$sec/ca.pem" --nats-tls-cert "$sec/r$k.pem" --nats-tls-key "$sec/r$k.key")
   "$slanim" relay --nats "$nats_url" --region "r$k" --grid "$grid" --tick-ms "$tick_ms" \
-    --max-agents $((agents + 1024)) $(relay_security "$k") >"$work/relay$k.out" 2>"$work/relay$k.err" &
+    --max-agents $((agents + 1024)) "${security_args[@]}" >"$work/relay$k.out" 2>"$work/relay$k.err" &
   pids+=($!)
 done
 load_args=()
