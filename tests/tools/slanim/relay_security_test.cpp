@@ -9,8 +9,10 @@
 // relay trusting another CA are refused by the TLS-only broker; the grid works over TLS; the
 // command refuses credentials on its command line and unreadable secrets; an expired client
 // certificate is refused; credentials revoked by a configuration reload end the connection, the
-// relay keeps serving its region and reconnects once they are restored. nats-server is started
-// and killed by process id. Bounded: about 20 s. Skipped without nats-server or openssl.
+// relay keeps serving its region and reconnects once they are restored; NKey/JWT .creds files
+// (nats_jwt_creds.py) authenticate, and a user of an unknown account is refused. nats-server is
+// started and killed by process id. Bounded: about 20 s. Skipped without nats-server or openssl
+// (and the .creds test without python3-cryptography).
 #include <gtest/gtest.h>
 
 #include <httplib.h>
@@ -20,6 +22,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -457,4 +460,55 @@ TEST(RelaySecurity, RevokedCredentialsDropTheConnectionAndTheRelayReconnectsWhen
     EXPECT_LE(west->counters().bus_connect_failures, attempts + 8) << "no spinning while refused";
     std::this_thread::sleep_for(100ms);
     EXPECT_GE(stream_across(*west, *east, s, n, 500ms), 15u);
+}
+
+TEST(RelaySecurity, CredsFilesAuthenticateAndTheirPermissionsHold) {
+    SKIP_WITHOUT_NATS();
+    // Decentralised authentication: an operator, an account and per-region user JWTs with
+    // NKey seeds (.creds files), as nsc writes them; the broker in operator mode.
+    test::TempDir dir;
+    const std::string jwt = dir / "jwt";
+    const int made = std::system(("python3 " + std::string(SLANIM_JWT_CREDS_SCRIPT) + " " + jwt +
+                                  " West:East East:West >/dev/null")
+                                     .c_str());
+    if (WIFEXITED(made) && WEXITSTATUS(made) == 77) GTEST_SKIP() << "python3-cryptography is not installed";
+    ASSERT_EQ(made, 0);
+    std::ofstream(dir / "grid.txt") << "West 1000 1000\nEast 1001 1000\n";
+    Broker broker(free_tcp_port(), jwt + "/jwt.conf");
+    ASSERT_TRUE(broker.start());
+    std::mutex log_mutex;
+    std::vector<std::string> log;
+    auto relay = [&](const std::string& region, const std::string& creds) {
+        RelayServerOptions o;
+        o.tick_ms = 20;
+        o.nats_url = "nats://127.0.0.1:" + std::to_string(broker.port);
+        o.region = region;
+        o.grid_file = dir / "grid.txt";
+        o.nats_auth.creds_file = jwt + "/" + creds + ".creds";
+        o.log = [&](const std::string& line) {
+            std::lock_guard lock(log_mutex);
+            log.push_back(line);
+        };
+        auto r = RelayServer::start(o);
+        EXPECT_TRUE(r) << r.error().message;
+        return r ? std::move(*r) : nullptr;
+    };
+    auto west = relay("West", "West");
+    auto east = relay("East", "East");
+    auto stranger = relay("East", "stranger");  // a user of an account the operator never signed
+    ASSERT_TRUE(west && east && stranger);
+    ASSERT_TRUE(eventually([&] { return west->counters().bus_connected == 1 && east->counters().bus_connected == 1; },
+                           5000ms));
+    Agent s{agent(1), {250, 100, 20}}, n{agent(3), {4, 100, 20}};
+    s.join(*west);
+    n.join(*east);
+    std::this_thread::sleep_for(100ms);
+    EXPECT_GE(stream_across(*west, *east, s, n, 600ms), 20u) << "blocks cross with .creds authentication";
+    EXPECT_EQ(west->counters().bus_permission_errors + east->counters().bus_permission_errors, 0u);
+    ASSERT_TRUE(eventually([&] { return stranger->counters().bus_auth_failures >= 1; }, 3000ms));
+    EXPECT_EQ(stranger->counters().bus_connected, 0u);
+    std::lock_guard lock(log_mutex);
+    bool named = false;
+    for (const auto& l : log) named |= l.find("--nats-creds " + jwt + "/stranger.creds") != std::string::npos;
+    EXPECT_TRUE(named) << "the refusal names the option";
 }

@@ -197,6 +197,8 @@ Result<bool> NatsLink::Impl::configure(const std::string& url, const RelayNatsAu
     }
     auth_label = a.described;
     if (auth_label.empty() && !a.user.empty()) auth_label = "--nats-user " + a.user;
+    if (auth_label.empty() && !a.token.empty()) auth_label = "a token";
+    if (auth_label.empty() && !a.creds_file.empty()) auth_label = "--nats-creds " + a.creds_file;
     if (auth_label.empty() && nats_url_has_credentials(url)) auth_label = "the credentials of the URL";
     secure = !a.tls_ca.empty() || !a.tls_cert.empty() || url.rfind("tls://", 0) == 0;
     if (secure) {
