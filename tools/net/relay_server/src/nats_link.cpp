@@ -120,20 +120,18 @@ struct NatsLink::Impl {
         h.log(line);
     }
 
+    /// The warning line of a failure: what failed, the options involved and the client's reason.
     std::string describe_failure(RelayBusFailure kind, const std::string& why) const {
+        static const std::string kNoCredentials =
+            "a connection without credentials (give --nats-user, --nats-token-file or --nats-creds)";
+        static const std::string kNoTls = "the broker requires TLS: give its CA with --nats-tls-ca FILE";
         switch (kind) {
             case RelayBusFailure::Authentication:
                 return fmt::format("bus: the broker {} refused {}: {}", url_label,
-                                   auth_label.empty() ? std::string("a connection without credentials "
-                                                                    "(give --nats-user, --nats-token-file or --nats-creds)")
-                                                      : auth_label,
-                                   why);
+                                   auth_label.empty() ? kNoCredentials : auth_label, why);
             case RelayBusFailure::Tls:
                 return fmt::format("bus: TLS with the broker {} failed ({}): {}", url_label,
-                                   tls_label.empty() ? std::string("the broker requires TLS: give its CA "
-                                                                   "with --nats-tls-ca FILE")
-                                                     : tls_label,
-                                   why);
+                                   tls_label.empty() ? kNoTls : tls_label, why);
             case RelayBusFailure::Permission:
                 return fmt::format("bus: the broker {} refused {}: {} (this relay publishes on {} only)",
                                    url_label, auth_label.empty() ? "this connection" : auth_label, why,
