@@ -5,13 +5,18 @@
 # square of the 256 m grid starting at grid position (1000, 1000). Prints the broker's URL and
 # every relay's ports, then serves until SIGINT/SIGTERM or --duration. Every process it starts
 # is stopped by its process id on exit, on error and on a signal; nothing is left behind.
+# The broker requires TLS and one user per region (scripts/grid_security.sh writes its
+# configuration, a throwaway CA, the certificates and the passwords into the temporary
+# directory, removed on exit; docs/relay.md "Security model"); --plaintext runs it without
+# either, as before.
 #
-# Usage: scripts/grid.sh [--regions R] [--tick-ms N] [--duration S] [--slanim PATH]
+# Usage: scripts/grid.sh [--regions R] [--tick-ms N] [--duration S] [--slanim PATH] [--plaintext]
 #                       [--agents A --seconds S [--rate HZ] [--spoof-rate N]]
 #   --regions R    regions (relays), 1..16 (default 4)
 #   --tick-ms N    the relays' forwarding interval (default 50)
 #   --duration S   stop after S seconds (default: until a signal)
 #   --slanim PATH  the slanim binary (default: $SLANIM, else build/tools/slanim)
+#   --plaintext    no TLS and no credentials (anyone reaching the broker's port may publish)
 #   --agents A     load test: `slanim relay-load` drives A simulated agents for --seconds S
 #                  (default 30) at --rate HZ datagrams each (default 5) with --spoof-rate N
 #                  spoofed datagrams per second (default 100), then the grid stops. It replays
@@ -19,6 +24,7 @@
 #                  repository root).
 # Output, one line each, flushed:
 #   nats nats://127.0.0.1:PORT
+#   security DIR   (not with --plaintext: the CA, certificates, passwords and nats.conf in use)
 #   relay NAME GRID_X GRID_Y http 127.0.0.1:PORT udp 127.0.0.1:PORT admin 127.0.0.1:PORT
 #   ready
 # and with --agents, the load lines: `load: ...`, `cpu: ...`, and last
@@ -33,7 +39,8 @@ agents=0
 seconds=30
 rate=5
 spoof_rate=100
-usage() { echo "usage: scripts/grid.sh [--regions R] [--tick-ms N] [--duration S] [--slanim PATH] [--agents A --seconds S [--rate HZ] [--spoof-rate N]]" >&2; exit 2; }
+plaintext=0
+usage() { echo "usage: scripts/grid.sh [--regions R] [--tick-ms N] [--duration S] [--slanim PATH] [--plaintext] [--agents A --seconds S [--rate HZ] [--spoof-rate N]]" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --regions) [ $# -ge 2 ] || usage; regions="$2"; shift 2 ;;
@@ -44,6 +51,7 @@ while [ $# -gt 0 ]; do
     --seconds) [ $# -ge 2 ] || usage; seconds="$2"; shift 2 ;;
     --rate) [ $# -ge 2 ] || usage; rate="$2"; shift 2 ;;
     --spoof-rate) [ $# -ge 2 ] || usage; spoof_rate="$2"; shift 2 ;;
+    --plaintext) plaintext=1; shift ;;
     *) usage ;;
   esac
 done
@@ -88,17 +96,6 @@ wait_for() {
   return 1
 }
 
-# The broker: loopback only, a random free port (written to its ports file).
-nats-server -a 127.0.0.1 -p -1 --ports_file_dir "$work" >"$work/nats.log" 2>&1 &
-pids+=($!)
-nats_pid=$!
-ports_file="$work/nats-server_${nats_pid}.ports"
-for _ in $(seq 1 100); do [ -s "$ports_file" ] && break; sleep 0.05; done
-[ -s "$ports_file" ] || { echo "grid: nats-server did not start" >&2; cat "$work/nats.log" >&2; exit 1; }
-nats_url=$(grep -o 'nats://127.0.0.1:[0-9]*' "$ports_file" | head -1)
-[ -n "$nats_url" ] || { echo "grid: no client port in $ports_file" >&2; exit 1; }
-echo "nats $nats_url"
-
 # The grid file: regions r0..r(R-1) on a square, row by row.
 cols=1
 while [ $((cols * cols)) -lt "$regions" ]; do cols=$((cols + 1)); done
@@ -108,9 +105,32 @@ for k in $(seq 0 $((regions - 1))); do
   echo "r$k $((1000 + k % cols)) $((1000 + k / cols))" >>"$grid"
 done
 
+# The broker: loopback only, a random free port (written to its ports file); unless --plaintext,
+# with TLS and one user per region (grid_security.sh).
+broker_args=()
+if [ "$plaintext" -eq 0 ]; then
+  sec="$work/security"
+  "$(dirname "$0")/grid_security.sh" "$sec" "$grid"
+  broker_args=(-c "$sec/nats.conf")
+fi
+nats-server "${broker_args[@]}" -a 127.0.0.1 -p -1 --ports_file_dir "$work" >"$work/nats.log" 2>&1 &
+pids+=($!)
+nats_pid=$!
+ports_file="$work/nats-server_${nats_pid}.ports"
+for _ in $(seq 1 100); do [ -s "$ports_file" ] && break; sleep 0.05; done
+[ -s "$ports_file" ] || { echo "grid: nats-server did not start" >&2; cat "$work/nats.log" >&2; exit 1; }
+nats_url=$(grep -o '[a-z]*://127.0.0.1:[0-9]*' "$ports_file" | head -1 | sed 's|^[a-z]*://|nats://|')
+[ "$nats_url" != "nats://" ] && [ -n "$nats_url" ] || { echo "grid: no client port in $ports_file" >&2; exit 1; }
+echo "nats $nats_url"
+[ "$plaintext" -eq 1 ] || echo "security $sec"
+
 for k in $(seq 0 $((regions - 1))); do
+  # Region rK's credentials and certificate (the password is read from its file).
+  security_args=()
+  [ "$plaintext" -eq 1 ] || security_args=(--nats-user "r$k" --nats-password-file "$sec/r$k.password"
+    --nats-tls-ca "$sec/ca.pem" --nats-tls-cert "$sec/r$k.pem" --nats-tls-key "$sec/r$k.key")
   "$slanim" relay --nats "$nats_url" --region "r$k" --grid "$grid" --tick-ms "$tick_ms" \
-    --max-agents $((agents + 1024)) >"$work/relay$k.out" 2>"$work/relay$k.err" &
+    --max-agents $((agents + 1024)) "${security_args[@]}" >"$work/relay$k.out" 2>"$work/relay$k.err" &
   pids+=($!)
 done
 load_args=()

@@ -9,9 +9,13 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <ostream>
 #include <thread>
+#include <vector>
 
 #include "slanim/formats/llsd.hpp"
 
@@ -43,6 +47,16 @@ CLI::App* add_relay_subcommand(CLI::App& app, RelayOptions& options) {
         ->check(CLI::Range(0.001, 1e9));
     r->add_option("--nats", o.nats_url,
                   "Federate over this NATS broker (nats://127.0.0.1:4222); needs --region and --grid");
+    RelayNatsSecretSources& n = options.nats_secrets;
+    r->add_option("--nats-user", n.user,
+                  "Broker user name; its password from --nats-password-file or SLANIM_NATS_PASSWORD");
+    r->add_option("--nats-password-file", n.password_file, "File whose first line is the --nats-user password");
+    r->add_option("--nats-token-file", n.token_file,
+                  "File whose first line is the broker token (else SLANIM_NATS_TOKEN)");
+    r->add_option("--nats-creds", n.creds_file, "NATS NKey/JWT credentials file (.creds)");
+    r->add_option("--nats-tls-ca", n.tls_ca, "PEM file of the CAs trusted to sign the broker's certificate");
+    r->add_option("--nats-tls-cert", n.tls_cert, "PEM client certificate for the broker (with --nats-tls-key)");
+    r->add_option("--nats-tls-key", n.tls_key, "PEM private key of --nats-tls-cert");
     r->add_option("--region", o.region, "This relay's region, as named in the grid file");
     r->add_option("--grid", o.grid_file, "Grid file: one 'NAME GRID_X GRID_Y' line per region");
     r->add_option("--layout", o.config.layout, "Block layout to validate: viewer (default) or documented")
@@ -76,10 +90,46 @@ void wait_for_signal_or(double duration_s) {
     ::sigaction(SIGTERM, &old_term, nullptr);
 }
 
+/// The broker credentials of `options` read into `o.nats_auth`, and the warning sink; false
+/// (with the message on `err`) when they are refused.
+bool prepare_nats(const RelayOptions& options, RelayServerOptions& o, std::ostream& err) {
+    const RelayNatsSecretSources& n = options.nats_secrets;
+    const bool any = !n.user.empty() || !n.password_file.empty() || !n.token_file.empty() ||
+                     !n.creds_file.empty() || !n.tls_ca.empty() || !n.tls_cert.empty() || !n.tls_key.empty();
+    if (o.nats_url.empty()) {
+        if (!any) return true;
+        err << "slanim relay: --nats-* credentials and TLS options only apply with --nats URL\n";
+        return false;
+    }
+    // A password or token on the command line shows in `ps` to every user of the host.
+    if (nats_url_has_credentials(o.nats_url)) {
+        err << "slanim relay: --nats '" << nats_url_without_credentials(o.nats_url)
+            << "': the URL carries credentials, which every user of this host can read in ps; "
+               "use --nats-user NAME with --nats-password-file FILE (or SLANIM_NATS_PASSWORD), "
+               "--nats-token-file FILE (or SLANIM_NATS_TOKEN) or --nats-creds FILE\n";
+        return false;
+    }
+    std::vector<std::string> warnings;
+    auto auth = read_relay_nats_auth(n, [](const char* name) { return std::getenv(name); }, warnings);
+    if (!auth) {
+        err << "slanim relay: " << auth.error().message << "\n";
+        return false;
+    }
+    for (const auto& w : warnings) err << "slanim relay: warning: " << w << "\n";
+    o.nats_auth = std::move(*auth);
+    auto lock = std::make_shared<std::mutex>();
+    o.log = [&err, lock](const std::string& line) {
+        std::lock_guard guard(*lock);
+        err << "slanim relay: " << line << "\n" << std::flush;
+    };
+    return true;
+}
+
 }  // namespace
 
 int cmd_relay(std::ostream& out, std::ostream& err, const RelayOptions& options) {
-    const RelayServerOptions& o = options.server;
+    RelayServerOptions o = options.server;
+    if (!prepare_nats(options, o, err)) return 1;
     auto server = RelayServer::start(o);
     if (!server) {
         err << "slanim relay: " << server.error().message << "\n";

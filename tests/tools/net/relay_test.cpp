@@ -816,6 +816,26 @@ TEST(PuppetryRelayFederation, BusMessagesAreValidatedCountedAndDropped) {
     EXPECT_EQ(g.east.relay.counters().agents, 2u);  // remote senders create no agent
 }
 
+TEST(PuppetryRelayFederation, BrokerRefusalsAreCountedByKind) {
+    Harness h;
+    h.relay.count_bus_failure(RelayBusFailure::Unreachable);
+    h.relay.count_bus_failure(RelayBusFailure::Refused);
+    h.relay.count_bus_failure(RelayBusFailure::Authentication);
+    h.relay.count_bus_failure(RelayBusFailure::Authentication);
+    h.relay.count_bus_failure(RelayBusFailure::Tls);
+    h.relay.count_bus_failure(RelayBusFailure::Permission);
+    const auto& c = h.relay.counters();
+    EXPECT_EQ(c.bus_connect_failures, 5u) << "every kind but Permission is a failed attempt";
+    EXPECT_EQ(c.bus_auth_failures, 2u);
+    EXPECT_EQ(c.bus_tls_failures, 1u);
+    EXPECT_EQ(c.bus_permission_errors, 1u);
+    const Llsd stats = h.relay.counters_llsd();
+    EXPECT_EQ(stats.as_map().at("bus_connect_failures").as_integer(), 5);
+    EXPECT_EQ(stats.as_map().at("bus_auth_failures").as_integer(), 2);
+    EXPECT_EQ(stats.as_map().at("bus_tls_failures").as_integer(), 1);
+    EXPECT_EQ(stats.as_map().at("bus_permission_errors").as_integer(), 1);
+}
+
 TEST(PuppetryRelayFederation, BrokerGapsAndPublishFailuresAreCounted) {
     Harness h;
     h.relay.set_bus_connected(true, 10.0);

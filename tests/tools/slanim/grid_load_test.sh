@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The grid load test, short (CI): scripts/grid.sh with 4 regions and 200 simulated agents for
-# 3 s; the last line must show every in-range block delivered to at least 99.9 %, a p99 latency
+# 3 s, the broker requiring TLS and per-region users (grid.sh's default); the last line must show every in-range block delivered to at least 99.9 %, a p99 latency
 # of at most 2 ticks (100 ms) and every spoofed datagram dropped, with some in-range pairs
 # across region borders. The full-length run is `scripts/grid.sh --regions 4 --agents 1000
 # --seconds 30` (docs/relay.md). Afterwards no port of the grid may still be open (every process

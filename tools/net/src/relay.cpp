@@ -526,6 +526,10 @@ Llsd relay_counters_llsd(const RelayCounters& c) {
     put("bus_disconnects", c.bus_disconnects);
     put("bus_reconnects", c.bus_reconnects);
     put("bus_disconnected_ms", c.bus_disconnected_ms);
+    put("bus_connect_failures", c.bus_connect_failures);
+    put("bus_auth_failures", c.bus_auth_failures);
+    put("bus_tls_failures", c.bus_tls_failures);
+    put("bus_permission_errors", c.bus_permission_errors);
     put("bus_connected", c.bus_connected);
     put("agents_created", c.agents_created);
     put("agents_expired", c.agents_expired);
@@ -843,6 +847,16 @@ void PuppetryRelay::set_bus_connected(bool connected, double now_s) {
     }
     bus_up_ = connected;
     counters_.bus_connected = connected ? 1 : 0;
+}
+
+void PuppetryRelay::count_bus_failure(RelayBusFailure what) {
+    if (what == RelayBusFailure::Permission) {
+        ++counters_.bus_permission_errors;
+        return;
+    }
+    ++counters_.bus_connect_failures;
+    if (what == RelayBusFailure::Authentication) ++counters_.bus_auth_failures;
+    if (what == RelayBusFailure::Tls) ++counters_.bus_tls_failures;
 }
 
 }  // namespace slanim

@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 #include <httplib.h>
-#include <nats/nats.h>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -25,6 +24,7 @@
 
 #include "slanim/formats/llsd.hpp"
 #include "slanim/net/relay_bus.hpp"
+#include "nats_link.hpp"
 
 namespace slanim {
 
@@ -66,16 +66,12 @@ double monotonic_seconds() {
 struct RelayServer::Impl {
     explicit Impl(const RelayConfig& config) : relay(config) {}
 
-    // The NATS side: the connection, one subscription per neighbour, the subject we publish on.
-    struct Neighbour {
-        Impl* impl = nullptr;
-        double origin_x = 0, origin_y = 0;
-        natsSubscription* sub = nullptr;
+    // The NATS side (nats_link.hpp): the link, and each neighbour's origin by subscription.
+    struct NeighbourOrigin {
+        double x = 0, y = 0;
     };
-    natsOptions* nats_opts = nullptr;
-    natsConnection* nats = nullptr;
-    std::string subject;
-    std::vector<std::unique_ptr<Neighbour>> neighbours;
+    std::vector<NeighbourOrigin> neighbours;
+    std::unique_ptr<NatsLink> bus;
 
     void send_to(const RelayEndpoint& to, std::span<const std::uint8_t> bytes) {
         sockaddr_in sa{};
@@ -86,84 +82,41 @@ struct RelayServer::Impl {
                      reinterpret_cast<const sockaddr*>(&sa), sizeof sa) < 0)
             send_errors.fetch_add(1, std::memory_order_relaxed);
     }
-    bool publish(std::span<const std::uint8_t> bytes) {
-        // While the broker is away nothing is buffered: stale puppetry is worthless, and the
-        // client's reconnect buffer would grow. The gap shows in bus_publish_failed.
-        if (natsConnection_Status(nats) != NATS_CONN_STATUS_CONNECTED) return false;
-        return natsConnection_Publish(nats, subject.c_str(), bytes.data(),
-                                      static_cast<int>(bytes.size())) == NATS_OK;
-    }
-    void bus_state(bool connected) {
+    void on_bus_message(std::size_t neighbour, std::span<const std::uint8_t> bytes) {
+        const NeighbourOrigin& o = neighbours[neighbour];
         std::lock_guard lock(mutex);
-        relay.set_bus_connected(connected, monotonic_seconds());
+        relay.receive_bus_message(bytes, o.x, o.y, monotonic_seconds(),
+                                  [this](const RelayEndpoint& to, std::span<const std::uint8_t> b) {
+                                      send_to(to, b);
+                                  });
     }
-    static void on_connected(natsConnection*, void* p) { static_cast<Impl*>(p)->bus_state(true); }
-    static void on_disconnected(natsConnection*, void* p) { static_cast<Impl*>(p)->bus_state(false); }
-    static void on_message(natsConnection*, natsSubscription*, natsMsg* msg, void* p) {
-        auto* n = static_cast<Neighbour*>(p);
-        Impl* self = n->impl;
-        const auto* data = reinterpret_cast<const std::uint8_t*>(natsMsg_GetData(msg));
-        const auto size = static_cast<std::size_t>(std::max(0, natsMsg_GetDataLength(msg)));
-        {
-            std::lock_guard lock(self->mutex);
-            self->relay.receive_bus_message({data, size}, n->origin_x, n->origin_y,
-                                            monotonic_seconds(),
-                                            [self](const RelayEndpoint& to, std::span<const std::uint8_t> b) {
-                                                self->send_to(to, b);
-                                            });
+    /// Starts the link: it connects in the background (retrying while the broker is away) and
+    /// subscribes to the neighbours' subjects. Errors: the URL, credentials or TLS files.
+    Result<bool> start_bus(const RelayServerOptions& o, const Grid& grid) {
+        std::vector<std::string> subjects;
+        for (const GridRegion* r : grid.neighbours(o.region)) {
+            neighbours.push_back({r->origin_x(), r->origin_y()});
+            subjects.push_back(bus_subject(r->name));
         }
-        natsMsg_Destroy(msg);
-    }
-    /// Connects (in the background when the broker is down) and subscribes to the neighbours.
-    Result<bool> start_bus(const std::string& url, const Grid& grid, const std::string& region) {
-        auto check = [](natsStatus s, const char* what) -> Result<bool> {
-            if (s == NATS_OK) return true;
-            return Error{fmt::format("--nats: {}: {}", what, natsStatus_GetText(s))};
+        NatsLinkHandlers h;
+        h.message = [this](std::size_t n, std::span<const std::uint8_t> b) { on_bus_message(n, b); };
+        h.state = [this](bool connected) {
+            std::lock_guard lock(mutex);
+            relay.set_bus_connected(connected, monotonic_seconds());
         };
-        subject = bus_subject(region);
-        if (auto r = check(natsOptions_Create(&nats_opts), "options"); !r) return r;
-        if (auto r = check(natsOptions_SetURL(nats_opts, url.c_str()), "URL"); !r) return r;
-        natsOptions_SetAllowReconnect(nats_opts, true);
-        natsOptions_SetMaxReconnect(nats_opts, -1);
-        natsOptions_SetReconnectWait(nats_opts, 250);
-        natsOptions_SetTimeout(nats_opts, 1000);
-        natsOptions_SetPingInterval(nats_opts, 2000);
-        natsOptions_SetMaxPingsOut(nats_opts, 2);
-        natsOptions_SetNoEcho(nats_opts, true);
-        natsOptions_SetReconnectBufSize(nats_opts, 64 * 1024);
-        natsOptions_SetDisconnectedCB(nats_opts, &Impl::on_disconnected, this);
-        natsOptions_SetReconnectedCB(nats_opts, &Impl::on_connected, this);
-        natsOptions_SetRetryOnFailedConnect(nats_opts, true, &Impl::on_connected, this);
-        const natsStatus s = natsConnection_Connect(&nats, nats_opts);
-        if (s == NATS_OK) bus_state(true);
-        else if (s != NATS_NOT_YET_CONNECTED) return check(s, "connect");
-        for (const GridRegion* r : grid.neighbours(region)) {
-            auto n = std::make_unique<Neighbour>();
-            n->impl = this;
-            n->origin_x = r->origin_x();
-            n->origin_y = r->origin_y();
-            const std::string sub = bus_subject(r->name);
-            if (auto e = check(natsConnection_Subscribe(&n->sub, nats, sub.c_str(), &Impl::on_message, n.get()),
-                               "subscribe");
-                !e)
-                return e;
-            // Bounded backlog per neighbour; the client drops (and counts) the excess.
-            natsSubscription_SetPendingLimits(n->sub, 20000, 32 * 1024 * 1024);
-            neighbours.push_back(std::move(n));
-        }
+        h.failure = [this](RelayBusFailure what) {
+            std::lock_guard lock(mutex);
+            relay.count_bus_failure(what);
+        };
+        h.log = o.log;
+        auto link = NatsLink::start(o.nats_url, o.nats_auth, bus_subject(o.region), std::move(subjects),
+                                    std::move(h));
+        if (!link) return link.error();
+        bus = std::move(*link);
         return true;
     }
     void stop_bus() {
-        for (auto& n : neighbours)
-            if (n->sub) natsSubscription_Unsubscribe(n->sub);
-        if (nats) natsConnection_Close(nats);
-        for (auto& n : neighbours)
-            if (n->sub) natsSubscription_Destroy(n->sub);
-        neighbours.clear();
-        if (nats) natsConnection_Destroy(nats);
-        nats = nullptr;
-        if (nats_opts) natsOptions_Destroy(nats_opts);
-        nats_opts = nullptr;
+        if (bus) bus->stop();
     }
 
     mutable std::mutex mutex;  // guards relay
@@ -212,7 +165,7 @@ struct RelayServer::Impl {
             send_to(to, bytes);
         };
         RelayPublishFn publish;
-        if (nats) publish = [this](std::span<const std::uint8_t> bytes) { return this->publish(bytes); };
+        if (bus) publish = [this](std::span<const std::uint8_t> bytes) { return bus->publish(bytes); };
         while (!stopping.load(std::memory_order_relaxed)) {
             const double now = monotonic_seconds();
             if (now >= next_tick) {
@@ -313,15 +266,40 @@ Result<int> bind_udp(const HostPort& at, const std::string& text, int& port) {
     return fd;
 }
 
-/// Routes `methods` of every path to `handler`, with the relay's body limit and 2 s timeouts,
-/// and binds `at` (port 0: any free one). Returns the bound port, or -1.
+/// Routes GET, POST, PUT, DELETE (and PATCH) of every path to `handler`, with the relay's body
+/// limit and 2 s timeouts, and binds `at` (port 0: any free one). Returns the bound port, or -1.
+/// `bodyless`: the admin endpoint, whose requests carry no body. cpp-httplib reads a POST, PUT or
+/// DELETE without Content-Length (what `curl -X POST URL` sends) until the connection closes,
+/// so such a request would wait out the 2 s read timeout and be answered 400; there the body is
+/// read (and ignored) only when Content-Length or Transfer-Encoding announces one.
 template <class Handler>
-int configure_and_bind(httplib::Server& server, const HostPort& at, Handler handler, bool with_patch) {
+int configure_and_bind(httplib::Server& server, const HostPort& at, Handler handler, bool bodyless) {
     server.Get(".*", handler);
-    server.Post(".*", handler);
-    server.Put(".*", handler);
-    server.Delete(".*", handler);
-    if (with_patch) server.Patch(".*", handler);
+    if (bodyless) {
+        auto skip_body = [handler](const httplib::Request& req, httplib::Response& res,
+                                   const httplib::ContentReader& body) {
+            if (req.has_header("Content-Length") || req.has_header("Transfer-Encoding")) {
+                std::size_t size = 0;
+                const bool read = body([&size](const char*, std::size_t n) {
+                    size += n;
+                    return size <= kRelayMaxHttpBody;
+                });
+                if (!read) {
+                    res.status = 413;
+                    return;
+                }
+            }
+            handler(req, res);
+        };
+        server.Post(".*", skip_body);
+        server.Put(".*", skip_body);
+        server.Delete(".*", skip_body);
+    } else {
+        server.Post(".*", handler);
+        server.Put(".*", handler);
+        server.Delete(".*", handler);
+        server.Patch(".*", handler);
+    }
     server.set_payload_max_length(kRelayMaxHttpBody);
     server.set_keep_alive_timeout(2);
     server.set_read_timeout(2, 0);
@@ -345,7 +323,7 @@ Result<std::unique_ptr<RelayServer>> RelayServer::start(const RelayServerOptions
     impl->http_port = configure_and_bind(
         impl->http, checked->http,
         [p](const httplib::Request& req, httplib::Response& res) { p->serve_http(req, res); },
-        /*with_patch=*/true);
+        /*bodyless=*/false);
     if (impl->http_port <= 0) {
         ::close(impl->udp_fd);
         return Error{fmt::format("http {}: cannot bind", o.http)};
@@ -354,13 +332,13 @@ Result<std::unique_ptr<RelayServer>> RelayServer::start(const RelayServerOptions
     impl->admin_port = configure_and_bind(
         impl->admin, checked->admin,
         [p](const httplib::Request& req, httplib::Response& res) { p->serve_admin(req, res); },
-        /*with_patch=*/false);
+        /*bodyless=*/true);
     if (impl->admin_port <= 0) {
         ::close(impl->udp_fd);
         return Error{fmt::format("admin {}: cannot bind", o.admin)};
     }
     if (checked->grid) {
-        if (auto b = impl->start_bus(o.nats_url, *checked->grid, o.region); !b) {
+        if (auto b = impl->start_bus(o, *checked->grid); !b) {
             impl->stop_bus();
             ::close(impl->udp_fd);
             return b.error();
@@ -369,6 +347,10 @@ Result<std::unique_ptr<RelayServer>> RelayServer::start(const RelayServerOptions
     impl->admin_thread = std::thread([p] { p->admin.listen_after_bind(); });
     impl->http_thread = std::thread([p] { p->http.listen_after_bind(); });
     impl->udp_thread = std::thread([p] { p->udp_loop(); });
+    // cpp-httplib's stop() does nothing before its listen loop runs, which would then wait in
+    // accept() forever: return once both servers are listening, so stop() always ends them.
+    for (int i = 0; i < 2000 && !(impl->http.is_running() && impl->admin.is_running()); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
     return std::unique_ptr<RelayServer>(new RelayServer(std::move(impl)));
 }
 

@@ -196,6 +196,11 @@ struct RelayCounters {
     std::uint64_t bus_disconnects = 0;        ///< connection to the broker lost
     std::uint64_t bus_reconnects = 0;         ///< connection to the broker back
     std::uint64_t bus_disconnected_ms = 0;    ///< total time without the broker (closed gaps)
+    // Broker refusals (docs/relay.md "Security model"), counted by count_bus_failure.
+    std::uint64_t bus_connect_failures = 0;   ///< connection attempts that failed, any reason
+    std::uint64_t bus_auth_failures = 0;      ///< ... the broker refused the credentials
+    std::uint64_t bus_tls_failures = 0;       ///< ... TLS failed (certificate, handshake)
+    std::uint64_t bus_permission_errors = 0;  ///< publish/subscribe refused by the broker
     // Agents.
     std::uint64_t agents_created = 0;
     std::uint64_t agents_expired = 0;
@@ -205,6 +210,15 @@ struct RelayCounters {
     std::uint64_t blocks_held = 0;        ///< queued now
     std::uint64_t bytes_held = 0;         ///< bytes of the queued blocks now
     std::uint64_t bus_connected = 0;      ///< 1 while connected to the broker (0 alone)
+};
+
+/// What went wrong between a relay and its NATS broker (PuppetryRelay::count_bus_failure).
+enum class RelayBusFailure {
+    Unreachable,     ///< a connection attempt found no broker (refused, timed out, lost)
+    Refused,         ///< a connection attempt the broker ended for another reason
+    Authentication,  ///< the broker refused the credentials (or their absence)
+    Tls,             ///< the TLS session could not be set up (certificate, handshake)
+    Permission,      ///< the broker refused a publish or a subscription (permission violation)
 };
 
 /// The counters as an LLSD map keyed by the member names (integers; reals past 2^31 − 1).
@@ -309,6 +323,10 @@ public:
     /// bus_reconnects, bus_disconnected_ms). The first call with `connected` true is the
     /// initial connection, not a reconnect.
     void set_bus_connected(bool connected, double now_s);
+    /// Counts a broker failure: Permission in bus_permission_errors; every other kind in
+    /// bus_connect_failures, Authentication also in bus_auth_failures and Tls in
+    /// bus_tls_failures.
+    void count_bus_failure(RelayBusFailure what);
 
     /// The agent's capability state; nullopt when the agent is unknown.
     [[nodiscard]] std::optional<RelayCapability> capability(const Uuid& agent) const;

@@ -8,11 +8,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
 #include "slanim/core/result.hpp"
 #include "slanim/net/relay.hpp"
+#include "slanim/relay_server/relay_nats.hpp"
 
 namespace slanim {
 
@@ -31,13 +33,23 @@ struct RelayServerOptions {
     std::string nats_url;
     std::string region;     ///< this relay's region: a name in the grid file
     std::string grid_file;  ///< the grid file (slanim/net/relay_bus.hpp); sets config origin
+    /// Credentials and TLS for the broker (relay_nats.hpp); the URL may carry credentials too
+    /// (`slanim relay` refuses that on its command line).
+    RelayNatsAuth nats_auth;
+    /// Warnings about the broker (refused credentials, TLS failures, permission violations), one
+    /// line each, at most one per kind per 10 s; called from the NATS client's threads. Empty:
+    /// dropped (the counters still count).
+    std::function<void(const std::string&)> log;
 };
 
 /// A running relay: both sockets bound, an HTTP server thread (pool) and one UDP thread that
 /// receives datagrams and ticks the relay. With `nats_url`, a NATS connection (the C client's
 /// own threads) publishes each tick's accepted blocks on the region's subject and delivers the
 /// neighbours' messages; it connects in the background, retries and reconnects forever (every
-/// 250 ms), so the relay serves its own region whether or not the broker is up. All access to
+/// 250 ms; after a refusal — credentials, TLS — waiting up to 4 s), so the relay serves its
+/// own region whether or not the broker is up or accepts it; refusals are counted
+/// (bus_connect_failures, bus_auth_failures, bus_tls_failures, bus_permission_errors) and
+/// reported through `log`. All access to
 /// the state machine is serialised by one mutex. Stopped (connection closed, threads joined,
 /// sockets closed) by stop() or the destructor.
 class RelayServer {
@@ -46,7 +58,8 @@ public:
     /// [1, 10000] ms, an invalid config, a socket that cannot be bound, an admin address that
     /// is not loopback; with `nats_url`: no
     /// region or grid file, an unreadable or malformed grid file, a region it does not list, a
-    /// URL the NATS client refuses.
+    /// URL the NATS client refuses, a TLS file (CA, certificate, key) it cannot load or a
+    /// credentials file it refuses. What the broker answers is not an error here (see above).
     static Result<std::unique_ptr<RelayServer>> start(const RelayServerOptions& options);
     ~RelayServer();
     RelayServer(const RelayServer&) = delete;
