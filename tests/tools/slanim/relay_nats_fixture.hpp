@@ -34,7 +34,7 @@
 
 namespace slanim::test::relay_fixture {
 
-namespace pn = slanim::puppetry_net;
+namespace pn = slanim::puppetry;
 using namespace std::chrono_literals;
 
 inline const char* nats_server_binary() {
