@@ -261,11 +261,12 @@ void bm_crowd_phases(benchmark::State& state) {
     const auto crowd = make_crowd(w, n, churn);
     if (skin && !add_appearances(state, *crowd, skin)) return;
     crowd->warm_up();
-    w.set_profiling(true);
-    w.reset_profile();
+    crowd->set_profiling(true);
+    crowd->reset_profile();
     for (auto _ : state) crowd->step();
     for (const SystemProfile& p : w.profile())
         state.counters[p.system->name] = p.seconds * 1e6 / static_cast<double>(state.iterations());
+    if (churn) state.counters["gesture_schedule"] = crowd->schedule_seconds() * 1e6 / static_cast<double>(state.iterations());
     state.SetLabel(label(churn));
 }
 

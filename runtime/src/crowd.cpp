@@ -136,8 +136,26 @@ void Crowd::warm_up() {
     for (int f = 0; f < kWarmUpSteps; ++f) step();
 }
 
+void Crowd::set_profiling(bool on) {
+    world_.set_profiling(on);
+    profiling_ = on;
+}
+
+void Crowd::reset_profile() {
+    world_.reset_profile();
+    schedule_seconds_ = 0.0;
+}
+
 void Crowd::step() {
-    if (settings_.mode == CrowdMode::Churn) start_due_gestures();
+    if (settings_.mode == CrowdMode::Churn) {
+        if (profiling_) {
+            const auto before = std::chrono::steady_clock::now();
+            start_due_gestures();
+            schedule_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count();
+        } else {
+            start_due_gestures();
+        }
+    }
     world_.step(kStep);
     ++steps_;
 }

@@ -92,6 +92,7 @@ TEST(CrowdCli, SummaryLineAndPhaseTable) {
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.err.find("no FILE given: playing the built-in crowd mix"), std::string::npos) << r.err;
     EXPECT_EQ(gestures_started(r.out), -1) << r.out;  // settled: no gestures
+    EXPECT_LT(table_us(r.out, "gesture_schedule", "host"), 0.0) << r.out;
     const auto v = check_summary(r.out, 20, 2, "settled");
     ASSERT_EQ(v.size(), 3u);
     EXPECT_GT(v[1], 0.0);
@@ -320,6 +321,7 @@ TEST(CrowdCli, ChurnIsTheDefault) {
     // once in 1 s for about a quarter of them; the measured run adds many more seconds.
     EXPECT_GT(gestures_started(r.out), 5) << r.out;
     EXPECT_GT(table_us(r.out, "motion_control", "control"), 0.0) << r.out;
+    EXPECT_GE(table_us(r.out, "gesture_schedule", "host"), 0.0) << r.out;  // the churn schedule's row
 }
 
 // A gesture file that does not load: an error naming it, exit 1, nothing on standard output.

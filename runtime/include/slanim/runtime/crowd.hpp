@@ -119,6 +119,14 @@ public:
     /// span `slanim crowd` and the crowd benchmarks time).
     double timed_step();
 
+    /// World::set_profiling, plus the time of the churn schedule's starts (which run before
+    /// World::step, outside its systems): schedule_seconds().
+    void set_profiling(bool on);
+    /// World::reset_profile, and schedule_seconds() back to 0.
+    void reset_profile();
+    /// Seconds spent starting and stopping gestures in step() while profiling was on.
+    [[nodiscard]] double schedule_seconds() const { return schedule_seconds_; }
+
     [[nodiscard]] std::span<const Entity> avatars() const { return avatars_; }
     [[nodiscard]] World& world() const { return world_; }
     [[nodiscard]] CrowdMode mode() const { return settings_.mode; }
@@ -146,6 +154,8 @@ private:
     std::vector<Schedule> schedule_;
     std::uint64_t steps_ = 0;
     std::uint64_t gestures_started_ = 0;
+    bool profiling_ = false;
+    double schedule_seconds_ = 0.0;
 };
 
 }  // namespace slanim
