@@ -129,4 +129,18 @@ std::vector<DemoMotion> make_crowd_demo_motions(const Skeleton& s) {
     return out;
 }
 
+DemoMotion make_demo_gesture(const Skeleton& s) {
+    Motion m = looping_motion(3, 2.4f);
+    m.loop = false;
+    m.loop_out = 0.f;
+    m.ease_in = 0.2f;
+    m.ease_out = 0.4f;
+    m.hand_pose = 10;  // salute_r
+    m.emote_name = "Express_Kiss";
+    add_rot(m, s, "mShoulderRight", 13, [](float p) { return euler_deg(-50.f - 20.f * std::sin(0.5f * p), 0.f, 0.f); });
+    add_rot(m, s, "mElbowRight", 13, [](float p) { return euler_deg(0.f, 0.f, 70.f + 20.f * std::sin(p)); });
+    add_rot(m, s, "mHead", 13, [](float p) { return euler_deg(0.f, 8.f * std::sin(p), 0.f); });
+    return {"demo_gesture", std::move(m)};
+}
+
 }  // namespace slanim

@@ -56,16 +56,24 @@ bool MotionController::start_instance(std::shared_ptr<const MotionClip> clip, co
         m->deprecated = true;
         stop_instance(*m, false);
         if (!m->active) {
-            std::erase_if(all_, [m](const auto& p) { return p.get() == m; });
+            const auto it = std::find_if(all_.begin(), all_.end(), [m](const auto& p) { return p.get() == m; });
+            retire(std::move(*it));
+            all_.erase(it);
         }
         m = nullptr;
     }
     if (!m) {
-        auto inst = std::make_unique<MotionInstance>();
-        inst->clip = std::move(clip);
+        std::unique_ptr<MotionInstance> inst = custom ? nullptr : take_spare(clip.get());
+        const bool spare = inst != nullptr;  // its constraints are resolved for this clip already
+        if (!spare) {
+            inst = std::make_unique<MotionInstance>();
+            inst->clip = std::move(clip);
+        }
         inst->blend_type = opt.blend_type;
         inst->cursor.reset(*inst->clip);
-        if (custom) {
+        if (spare) {
+            // Nothing more: a spare keeps its constraints, resolved for this clip and skeleton.
+        } else if (custom) {
             // A fresh LLMotion from the registry: its own object, seed and joint states.
             const CustomMotionSpec& spec = custom->spec();
             inst->min_pixel_area = spec.min_pixel_area;
@@ -228,8 +236,41 @@ void MotionController::remove_inactive() {
             continue;
         }
         if (!(*it)->deprecated) all_.push_back(std::move(*it));
+        else retire(std::move(*it));
         it = active_.erase(it);
     }
+}
+
+void MotionController::retire(std::unique_ptr<MotionInstance> m) {
+    // One spare per keyframe clip: what a gesture restarted again and again needs. Custom
+    // instances hold their own objects and are not kept.
+    if (!m || m->custom) return;
+    for (const auto& s : spare_)
+        if (s->clip == m->clip) return;
+    // A fresh instance's state, keeping the buffers sized for the clip.
+    SamplingCursor cursor = std::move(m->cursor);
+    std::unique_ptr<InstanceConstraints> ik = std::move(m->ik);
+    std::shared_ptr<const MotionClip> clip = std::move(m->clip);
+    *m = MotionInstance{};
+    m->clip = std::move(clip);
+    m->cursor = std::move(cursor);
+    if (ik) {
+        std::fill(ik->states.begin(), ik->states.end(), ik::ConstraintState{});
+        std::fill(ik->reports.begin(), ik->reports.end(), ik::ConstraintReport{});
+        ik->joint_mask.fill(0);
+        m->ik = std::move(ik);
+    }
+    spare_.push_back(std::move(m));
+}
+
+std::unique_ptr<MotionInstance> MotionController::take_spare(const MotionClip* clip) {
+    for (auto it = spare_.begin(); it != spare_.end(); ++it) {
+        if ((*it)->clip.get() != clip) continue;
+        std::unique_ptr<MotionInstance> m = std::move(*it);
+        spare_.erase(it);
+        return m;
+    }
+    return nullptr;
 }
 
 void MotionController::on_update(MotionInstance& m, float t, bool& alive,
@@ -494,7 +535,7 @@ void MotionController::blend(const LocalPose& pose, BlendScratch& scratch) {
 }
 
 std::size_t MotionController::state_bytes() const {
-    std::size_t bytes = (all_.capacity() + active_.capacity()) * sizeof(void*) +
+    std::size_t bytes = (all_.capacity() + active_.capacity() + spare_.capacity()) * sizeof(void*) +
                         blend_order_.capacity() * sizeof(MotionInstance*);
     const auto add = [&](const MotionInstance& m) {
         bytes += sizeof(MotionInstance) + (m.cursor.rot.capacity() + m.cursor.pos.capacity()) * sizeof(std::uint32_t);
@@ -511,6 +552,7 @@ std::size_t MotionController::state_bytes() const {
                  (ci.positions.capacity() + ci.scales.capacity()) * sizeof(Vec3);
     };
     for (const auto& m : all_) add(*m), add_custom(*m);
+    for (const auto& m : spare_) add(*m);
     for (const auto& m : active_) add(*m), add_custom(*m);
     bytes += identity_joints_.capacity() * sizeof(std::int16_t);
     if (own_scratch_) bytes += sizeof(BlendScratch);

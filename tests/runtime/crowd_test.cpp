@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The crowd-scale world: bit-identical results for every thread count, no allocation in
-// step() once motions are loaded, the per-avatar memory budget, and the system rules.
+// step() once motions are loaded, the per-avatar memory budget, the system rules, and the churn
+// crowd (Crowd: deterministic schedule, gestures that start and stop, emotes and hand poses in
+// flight, no allocation once warmed).
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -445,4 +447,190 @@ TEST(Crowd, ProceduralMotionsDoNotAllocateInStepAndFitIn16KiB) {
     // Four motions and the four procedural ones still fit the 16 KiB budget.
     EXPECT_LE(heap, 16384.0);
     EXPECT_LE(total, 16384.0);
+}
+
+namespace {
+
+// The churn crowd of these tests: base motions of the crowd mix (one per avatar) and the
+// generated gesture, its emote turned into one the synthetic appearance has (express_smile).
+CrowdMix churn_mix() {
+    CrowdMix mix;
+    mix.clips = crowd_clips();
+    DemoMotion g = make_demo_gesture(*skeleton());
+    g.motion.emote_name = "express_smile";
+    mix.gestures.push_back(MotionClip::build(g.motion, *skeleton(), g.name));
+    return mix;
+}
+
+std::unique_ptr<Crowd> make_churn(World& w, int avatars, std::uint64_t seed = 1) {
+    CrowdSettings s;
+    s.mode = CrowdMode::Churn;
+    s.seed = seed;
+    auto c = Crowd::create(w, skeleton(), churn_mix(), s, avatars);
+    EXPECT_TRUE(c) << c.error().describe();
+    return std::move(c.value());
+}
+
+// Every 10th frame's model poses of a churn crowd over 8 s (each avatar starts two gestures or
+// more), as raw bytes.
+std::vector<unsigned char> play_churn(int threads, std::uint64_t seed) {
+    auto w_owner = World::create(WorldOptions{threads, 4}).value();
+    World& w = *w_owner;
+    const auto crowd = make_churn(w, 41, seed);
+    std::vector<unsigned char> out;
+    for (int f = 0; f < 480; ++f) {
+        crowd->step();
+        if (f % 10 != 9) continue;
+        for (std::size_t i = 0; i < w.size(); ++i) {
+            const ModelPose& p = w.model_pose_at(i);
+            const auto* a = reinterpret_cast<const unsigned char*>(p.positions.data());
+            out.insert(out.end(), a, a + p.positions.size_bytes());
+            const auto* b = reinterpret_cast<const unsigned char*>(p.rotations.data());
+            out.insert(out.end(), b, b + p.rotations.size_bytes());
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+// The churn schedule runs on the crowd's clock: the same poses bit for bit on 1, 2 and 4
+// threads and in a second run; another seed gives another crowd.
+TEST(Crowd, ChurnIsDeterministicAndBitIdenticalForEveryThreadCount) {
+    const auto one = play_churn(1, 1);
+    ASSERT_FALSE(one.empty());
+    EXPECT_EQ(play_churn(1, 1), one) << "a second run";
+    for (int threads : {2, 4}) {
+        const auto other = play_churn(threads, 1);
+        ASSERT_EQ(other.size(), one.size());
+        EXPECT_EQ(std::memcmp(other.data(), one.data(), one.size()), 0) << threads << " threads";
+    }
+    EXPECT_NE(play_churn(2, 7), one) << "the seed picks base motions and gesture times";
+}
+
+// Gestures really start, play and stop: each avatar's gesture instance becomes active at its
+// scheduled time, runs out after its duration and ease-out (the controller drops it from the
+// active list) and starts again at the next slot; every 3-5 s on average.
+TEST(Crowd, ChurnGesturesStartAndStop) {
+    auto w_owner = World::create(WorldOptions{2, 4}).value();
+    World& w = *w_owner;
+    const auto crowd = make_churn(w, 16);
+    std::vector<int> starts(16, 0), stops(16, 0);
+    std::vector<bool> was(16, false);
+    const auto active_gesture = [&](std::size_t k) {
+        for (const auto& m : w.controller(crowd->avatars()[k]).active())
+            if (m->clip->name() == "demo_gesture" && !m->deprecated) return true;
+        return false;
+    };
+    for (int f = 0; f < 1200; ++f) {  // 20 s
+        crowd->step();
+        for (std::size_t k = 0; k < 16; ++k) {
+            const bool now = active_gesture(k);
+            starts[k] += now && !was[k];
+            stops[k] += !now && was[k];
+            was[k] = now;
+        }
+    }
+    for (std::size_t k = 0; k < 16; ++k) {
+        EXPECT_GE(starts[k], 3) << "avatar " << k;  // 20 s / ≤ 5 s, the first within 4 s
+        EXPECT_LE(starts[k], 7) << "avatar " << k;  // 20 s / ≥ 3 s
+        EXPECT_GE(stops[k], starts[k] - 1) << "avatar " << k;
+        // Between gestures only the base motion plays (with the pelvis fix, if any).
+        EXPECT_LE(w.controller(crowd->avatars()[k]).active().size(), 3u);
+    }
+    EXPECT_EQ(crowd->gestures_started(), [&] {
+        std::uint64_t n = 0;
+        for (int s : starts) n += static_cast<std::uint64_t>(s);
+        return n;
+    }());
+}
+
+// With an Appearance, the gestures' emote and hand pose are in flight: at any time some avatars
+// morph their face (express_smile) or hand (salute_r) while others have none.
+TEST(Crowd, ChurnKeepsEmotesAndHandPosesInFlight) {
+    test::Synthetic f;
+    auto w_owner = World::create(WorldOptions{2, 4}).value();
+    World& w = *w_owner;
+    const auto crowd = make_churn(w, 24);
+    const auto err = crowd->set_appearances([&](int) -> Result<std::shared_ptr<Appearance>> {
+        auto a = Appearance::create(f.model);
+        if (!a) return a.error();
+        return std::shared_ptr<Appearance>(std::move(*a));
+    });
+    ASSERT_FALSE(err) << err->describe();
+    const ParamIndex smile = f.model->find("express_smile");
+    const ParamIndex salute = f.model->find(hand_pose_param_name(10));
+    ASSERT_NE(smile, kNoParam);
+    ASSERT_NE(salute, kNoParam);
+    crowd->warm_up();
+    int checks = 0;
+    for (int f2 = 0; f2 < 600; ++f2) {
+        crowd->step();
+        if (f2 % 60 != 0) continue;
+        int smiling = 0, saluting = 0, fading = 0;
+        for (Entity e : crowd->avatars()) {
+            const AppearanceState& s = w.appearance(e)->state();
+            smiling += s.weight(smile) > 0.f;
+            saluting += s.weight(salute) > 0.f;
+            fading += s.weight(smile) > 0.f && s.weight(smile) < 1.f;
+        }
+        EXPECT_GT(smiling, 0) << "step " << f2;
+        EXPECT_LT(smiling, 24) << "step " << f2;
+        EXPECT_GT(saluting, 0) << "step " << f2;
+        EXPECT_LT(saluting, 24) << "step " << f2;
+        checks += fading > 0;
+    }
+    EXPECT_GT(checks, 0) << "emotes fading in or out were seen";
+}
+
+// Once every avatar has played its gesture, a churn step allocates nothing: restarted
+// gestures reuse their finished instances; with appearances the emotes and hand poses too.
+TEST(Crowd, ChurnDoesNotAllocateOnceEveryGesturePlayed) {
+#if defined(__SANITIZE_THREAD__)
+    GTEST_SKIP() << "ThreadSanitizer build: World::step forks std::threads there (see world.cpp)";
+#endif
+    test::Synthetic f;
+    for (int threads : {1, 2}) {
+        for (bool appearance : {false, true}) {
+            auto w_owner = World::create(WorldOptions{threads, 8}).value();
+            World& w = *w_owner;
+            const auto crowd = make_churn(w, 64);
+            if (appearance) {
+                const auto err = crowd->set_appearances([&](int) -> Result<std::shared_ptr<Appearance>> {
+                    auto a = Appearance::create(f.model);
+                    if (!a) return a.error();
+                    return std::shared_ptr<Appearance>(std::move(*a));
+                });
+                ASSERT_FALSE(err) << err->describe();
+            }
+            for (int s = 0; s < 600; ++s) crowd->step();  // 10 s: every first gesture (< 4 s) and its restart
+            const auto before = crowd->gestures_started();
+            g_news = 0;
+            g_count = true;
+            for (int s = 0; s < 600; ++s) crowd->step();
+            g_count = false;
+            EXPECT_EQ(g_news.load(), 0) << threads << " threads, appearance " << appearance;
+            EXPECT_GT(crowd->gestures_started(), before + 64) << "gestures were restarted while counting";
+        }
+    }
+}
+
+// Crowd::create rejects what cannot churn or settle.
+TEST(Crowd, CrowdRejectsAnEmptyMixOrNoGestures) {
+    auto w_owner = World::create(WorldOptions{1, 8}).value();
+    World& w = *w_owner;
+    CrowdSettings churn;
+    CrowdMix no_gestures;
+    no_gestures.clips = crowd_clips();
+    EXPECT_FALSE(Crowd::create(w, skeleton(), no_gestures, churn, 4));
+    EXPECT_FALSE(Crowd::create(w, skeleton(), CrowdMix{}, CrowdSettings{CrowdMode::Settled, 4.f, 1}, 4));
+    CrowdSettings bad_period;
+    bad_period.gesture_period = 0.f;
+    EXPECT_FALSE(Crowd::create(w, skeleton(), churn_mix(), bad_period, 4));
+    EXPECT_EQ(w.size(), 0u) << "nothing created";
+    auto settled = Crowd::create(w, skeleton(), no_gestures, CrowdSettings{CrowdMode::Settled, 4.f, 1}, 3);
+    ASSERT_TRUE(settled);
+    (*settled)->warm_up();
+    EXPECT_EQ((*settled)->gestures_started(), 0u);
+    for (Entity e : (*settled)->avatars()) EXPECT_EQ(w.controller(e).active().size(), no_gestures.clips.size());
 }

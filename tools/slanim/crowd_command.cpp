@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "appearance_loading.hpp"
+#include "crowd_mix.hpp"
 #include "crowd_render.hpp"
 #include "loading.hpp"
 #include "mesh_export.hpp"
@@ -38,7 +39,7 @@ namespace slanim::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr float kStep = 1.f / 60.f;
+constexpr float kStep = Crowd::kStep;
 /// The profiled run: this many steps at most, and at most this much wall time (or the measured
 /// run's --seconds when shorter), at least one step.
 constexpr int kProfileSteps = 60;
@@ -128,12 +129,26 @@ CLI::App* add_crowd_subcommand(CLI::App& app, CrowdOptions& o) {
     auto* c = app.add_subcommand(
         "crowd",
         "Measure the world at crowd scale: N avatars playing motions, stepped at 1/60 s for S seconds of "
-        "wall time; prints a per-system table and the line 'crowd: N avatars, T threads, P50 ms/step p50, "
-        "P99 ms/step p99, M KiB/avatar'. The step times are measured with profiling off; the table comes "
-        "from a separate run of up to 60 steps (at most 1 s, or S when shorter) with profiling on (its clock "
-        "reads would distort the step times).");
-    c->add_option("FILE", o.files, "Animation files (.anim), each made looping (none: the built-in crowd mix)")
+        "wall time after 60 warm-up steps; prints a per-system table and the line 'crowd: N avatars, T threads, "
+        "MODE, P50 ms/step p50, P99 ms/step p99, M KiB/avatar'. By default a churn crowd (MODE churn): every "
+        "avatar keeps one base motion and starts a gesture (a motion with an emote and a hand pose) every 3-5 s "
+        "at a staggered time, so starts, fades, stops, emotes and hand-pose morphs are always in flight; "
+        "--settled: every avatar plays every motion, looped (MODE settled). The step times are measured with "
+        "profiling off; the table comes from a separate run of up to 60 steps (at most 1 s, or S when shorter) "
+        "with profiling on (its clock reads would distort the step times).");
+    c->add_option("FILE", o.files,
+                  "Animation files (.anim), each made looping: with --settled every avatar plays all (none: the "
+                  "built-in crowd mix); churn: the base motions, one per avatar (none: the Linden mix beside "
+                  "--character, DIR/../anims/linden: ANIM_AGENT_FEMALE_WALK_NEW, DANCE1, ANIM_AGENT_BENTO_IDLE, "
+                  "when all are there; else the built-in crowd mix)")
         ->type_name("");
+    c->add_option("--gesture", o.gestures,
+                  "Churn: the gestures, started in turn (not looped; none: BLOWKISS beside --character as above, "
+                  "else a generated gesture with the Express_Kiss emote and the salute_r hand pose)")
+        ->type_name("FILE...");
+    c->add_flag("--settled", o.settled,
+                "Every avatar plays every FILE from the start (looped, staggered): nothing starts or stops after "
+                "the ease-ins (the crowd before churn mode)");
     c->add_option("--character", o.character, "Viewer character folder (default: embedded skeleton)")
         ->type_name("DIR");
     c->add_option("--avatars", o.avatars, "Number of avatars, 1..1000000")->required()->type_name("N");
@@ -189,36 +204,16 @@ Exit parse_crowd_args(std::ostream& err, const CrowdOptions& o, CrowdArgs& a) {
             "slanim crowd: --threads must be a whole number from 0 (one per core) to 256 (got \"{}\")\n", o.threads);
         return 2;
     }
+    if (o.settled && !o.gestures.empty()) {
+        err << "slanim crowd: --gesture is for the churn crowd: it cannot be used with --settled\n";
+        return 2;
+    }
     if (o.skin && o.character.empty()) {
         err << "slanim crowd: --skin needs --character DIR: the skinned avatar mesh comes from the character "
                "folder (the embedded default is a skeleton only)\n";
         return 2;
     }
     a = {static_cast<int>(*avatars), *seconds, static_cast<int>(*threads)};
-    return std::nullopt;
-}
-
-/// The given files, each made looping, or the built-in crowd mix.
-Exit load_crowd_clips(std::ostream& err, const CrowdOptions& o, const Skeleton& skel,
-                      std::vector<std::shared_ptr<const MotionClip>>& clips) {
-    if (o.files.empty()) {
-        std::string names;
-        for (auto& d : make_crowd_demo_motions(skel)) {
-            names += (names.empty() ? "" : ", ") + d.name;
-            clips.push_back(MotionClip::build(d.motion, skel, d.name));
-        }
-        err << "slanim crowd: no FILE given: playing the built-in crowd mix (" << names << ") on the "
-            << (o.character.empty() ? "embedded default skeleton" : "given skeleton") << "\n";
-    }
-    for (const auto& f : o.files) {
-        auto l = load(f, skel);
-        if (!l) {
-            err << "slanim crowd: " << l.error().message << "\n";  // names the file
-            return 1;
-        }
-        make_looping(l->motion);
-        clips.push_back(MotionClip::build(l->motion, skel, std::filesystem::path(f).stem().string()));
-    }
     return std::nullopt;
 }
 
@@ -250,36 +245,35 @@ Exit open_render_context(std::ostream& err, const CrowdOptions& o, std::unique_p
     return std::nullopt;
 }
 
-/// The avatars with their motions, appearances (--skin) and LOD inputs (--lod).
-Exit populate(std::ostream& err, const CrowdOptions& o, World& world, const std::shared_ptr<const Skeleton>& skel,
-              const std::vector<std::shared_ptr<const MotionClip>>& clips, std::optional<LoadedAppearance>& appearance,
-              int n, std::vector<Entity>& ents) {
+/// The crowd's World features, in one place: the constraint solver, the appearances (--skin)
+/// and the LOD inputs (--lod).
+Exit configure(std::ostream& err, const CrowdOptions& o, World& world, Crowd& crowd,
+               std::optional<LoadedAppearance>& appearance) {
     ik::IkSettings ik_settings;
     ik_settings.enabled = o.solver != "none";
     if (ik_settings.enabled) ik_settings.solver = ik::parse_solver(o.solver).value_or(ik::Solver::Ccd);
     IkFeature::of(world).set_default_settings(ik_settings);
-    ents = populate_crowd(world, skel, clips, n);
     if (appearance) {
-        for (int k = 0; k < n; ++k) {
+        const auto e = crowd.set_appearances([&](int) -> Result<std::shared_ptr<Appearance>> {
             auto made = appearance->make();
-            if (!made) {
-                err << "slanim crowd: " << o.character << ": " << made.error().describe() << "\n";
-                return 1;
-            }
-            if (!AppearanceFeature::of(world).set(ents[k], std::move(*made))) {
-                err << "slanim crowd: the appearance of " << o.character << " does not fit its skeleton\n";
-                return 1;
-            }
+            if (!made) return Error{o.character + ": " + made.error().describe()};
+            return std::shared_ptr<Appearance>(std::move(*made));
+        });
+        if (e) {
+            err << "slanim crowd: " << e->message << "\n";
+            return 1;
         }
     }
     if (o.lod) {
         LodSettings lod;
         lod.enabled = true;
         LodFeature::of(world).set_settings(lod);
+        const auto ents = crowd.avatars();
+        const int n = static_cast<int>(ents.size());
         for (int k = 0; k < n; ++k) {
             const Vec3 s = CrowdView::spot(k, n);
-            world.controller(ents[k]).set_pixel_area(CrowdView::pixel_area(s));
-            LodFeature::of(world).set_visible(ents[k], CrowdView::visible(s));
+            world.controller(ents[static_cast<std::size_t>(k)]).set_pixel_area(CrowdView::pixel_area(s));
+            LodFeature::of(world).set_visible(ents[static_cast<std::size_t>(k)], CrowdView::visible(s));
         }
     }
     return std::nullopt;
@@ -291,19 +285,18 @@ struct MeasuredRun {
     double wall = 0.0;            // seconds
 };
 
-MeasuredRun measure_steps(std::ostream& err, World& world, double seconds) {
+MeasuredRun measure_steps(std::ostream& err, Crowd& crowd, double seconds) {
     const bool tty = &err == &std::cerr && ::isatty(STDERR_FILENO) == 1;
     ProgressBar progress(err, tty);
     MeasuredRun run;
     run.step_ms.reserve(1 << 16);
-    world.set_profiling(false);
+    crowd.set_profiling(false);
+    crowd.warm_up();
     const auto run_start = Clock::now();
     auto last = run_start;
     do {
-        const auto before = Clock::now();
-        world.step(kStep);
+        run.step_ms.push_back(1e3 * crowd.timed_step());  // the step alone, not the bar
         last = Clock::now();
-        run.step_ms.push_back(1e3 * seconds_between(before, last));  // the step alone, not the bar
         progress.update(last, seconds_between(run_start, last), seconds, static_cast<long long>(run.step_ms.size()));
     } while (seconds_between(run_start, last) < seconds);
     progress.finish();
@@ -314,26 +307,30 @@ MeasuredRun measure_steps(std::ostream& err, World& world, double seconds) {
 /// The profiled run, separate so its clock reads do not distort the step times.
 struct ProfiledRun {
     std::vector<SystemProfile> profile;
+    double schedule_seconds = 0.0;  // the churn schedule, before World::step
+    bool churn = false;
     int steps = 0;
 };
 
-ProfiledRun profile_steps(World& world, double seconds) {
-    world.reset_profile();
-    world.set_profiling(true);
+ProfiledRun profile_steps(Crowd& crowd, double seconds) {
+    crowd.reset_profile();
+    crowd.set_profiling(true);
     const double profile_limit = std::min(kProfileSeconds, seconds);
     const auto prof_start = Clock::now();
     ProfiledRun run;
     do {
-        world.step(kStep);
+        crowd.step();
         ++run.steps;
     } while (run.steps < kProfileSteps && seconds_between(prof_start, Clock::now()) < profile_limit);
-    world.set_profiling(false);
-    run.profile = world.profile();
+    crowd.set_profiling(false);
+    run.profile = crowd.world().profile();
+    run.schedule_seconds = crowd.schedule_seconds();
+    run.churn = crowd.mode() == CrowdMode::Churn;
     return run;
 }
 
 /// The steps line, and the lod, skin and render lines when they apply.
-void print_run(std::ostream& out, const CrowdOptions& o, const World& world, const MeasuredRun& run,
+void print_run(std::ostream& out, const CrowdOptions& o, const Crowd& crowd, const MeasuredRun& run,
                const std::vector<double>& sorted, const std::optional<LoadedAppearance>& appearance, int n) {
     const auto measured_steps = static_cast<long long>(run.step_ms.size());
     double sum = 0.0;
@@ -342,8 +339,13 @@ void print_run(std::ostream& out, const CrowdOptions& o, const World& world, con
                        "mean {:.3f} ms/step, max {:.3f} ms/step\n",
                        measured_steps, run.wall, static_cast<double>(measured_steps) * kStep,
                        sum / static_cast<double>(measured_steps), sorted.back());
+    if (crowd.mode() == CrowdMode::Churn)
+        out << fmt::format("churn: {} gestures started in {:.1f} s simulated ({:.2f} per avatar per second)\n",
+                           crowd.gestures_started(), crowd.time(),
+                           static_cast<double>(crowd.gestures_started()) / crowd.time() / static_cast<double>(n));
     if (o.lod) {
         int by_period[5] = {0, 0, 0, 0, 0};
+        World& world = crowd.world();
         for (std::size_t i = 0; i < world.size(); ++i) ++by_period[std::clamp(LodFeature::of(world).update_period_at(i), 0, 4)];
         out << fmt::format("lod: {} avatars every step, {} every 2nd, {} every 4th, {} hidden\n", by_period[1],
                            by_period[2], by_period[4], by_period[0]);
@@ -368,7 +370,7 @@ void print_render(std::ostream& out, const CrowdOptions& o, const CrowdRenderRep
 
 /// The per-system table of the profiled run.
 void print_profile(std::ostream& out, const ProfiledRun& prof) {
-    double total = 0.0;
+    double total = prof.schedule_seconds;
     for (const SystemProfile& p : prof.profile) total += p.seconds;
     out << fmt::format("per system: {} steps with profiling on (a separate run), mean µs per step summed over "
                        "threads\n",
@@ -379,6 +381,10 @@ void print_profile(std::ostream& out, const ProfiledRun& prof) {
         out << fmt::format("{:<20} {:<15} {:>12.1f} {:>6.1f}%\n", p.system->name, phase_name(p.system->phase), us,
                            total > 0.0 ? 100.0 * p.seconds / total : 0.0);
     }
+    if (prof.churn)  // on the stepping thread before World::step: the crowd's own row
+        out << fmt::format("{:<20} {:<15} {:>12.1f} {:>6.1f}%\n", "gesture_schedule", "host",
+                           1e6 * prof.schedule_seconds / prof.steps,
+                           total > 0.0 ? 100.0 * prof.schedule_seconds / total : 0.0);
     out << fmt::format("{:<20} {:<15} {:>12.1f} {:>6.1f}%\n", "total", "", 1e6 * total / prof.steps, 100.0);
 }
 
@@ -393,8 +399,8 @@ int cmd_crowd(std::ostream& out, std::ostream& err, const CrowdOptions& o) {
         err << "slanim crowd: " << skel.error().describe() << "\n";
         return 1;
     }
-    std::vector<std::shared_ptr<const MotionClip>> clips;
-    if (auto e = load_crowd_clips(err, o, **skel, clips)) return *e;
+    CrowdMix mix;
+    if (auto e = load_crowd_mix(err, o, **skel, mix)) return *e;
     std::optional<LoadedAppearance> appearance;
     if (auto e = load_crowd_appearance(err, o, *skel, appearance)) return *e;
     std::unique_ptr<gfx::GlContext> gl;
@@ -408,14 +414,20 @@ int cmd_crowd(std::ostream& out, std::ostream& err, const CrowdOptions& o) {
         return 1;
     }
     World& world = **created;
-    std::vector<Entity> ents;
-    if (auto e = populate(err, o, world, *skel, clips, appearance, n, ents)) return *e;
-    const MeasuredRun run = measure_steps(err, world, args.seconds);
-    const ProfiledRun prof = profile_steps(world, args.seconds);
-    const double sim_time = static_cast<double>(static_cast<long long>(run.step_ms.size()) + prof.steps) * kStep;
+    CrowdSettings settings;
+    settings.mode = o.settled ? CrowdMode::Settled : CrowdMode::Churn;
+    auto crowd = Crowd::create(world, *skel, std::move(mix), settings, n);
+    if (!crowd) {
+        err << "slanim crowd: " << crowd.error().message << "\n";
+        return 1;
+    }
+    if (auto e = configure(err, o, world, **crowd, appearance)) return *e;
+    const MeasuredRun run = measure_steps(err, **crowd, args.seconds);
+    const ProfiledRun prof = profile_steps(**crowd, args.seconds);
+    const double sim_time = (*crowd)->time();
     std::optional<CrowdRenderReport> rendered;
     if (gl) {
-        auto r = render_crowd(world, ents, o.render, sim_time);
+        auto r = render_crowd(world, (*crowd)->avatars(), o.render, sim_time);
         if (!r) {
             err << "slanim crowd: --render: " << r.error().message << "\n";
             return 1;
@@ -425,12 +437,13 @@ int cmd_crowd(std::ostream& out, std::ostream& err, const CrowdOptions& o) {
 
     std::vector<double> sorted = run.step_ms;
     std::sort(sorted.begin(), sorted.end());
-    print_run(out, o, world, run, sorted, appearance, n);
+    print_run(out, o, **crowd, run, sorted, appearance, n);
     if (rendered) print_render(out, o, *rendered, *gl, n);
     print_profile(out, prof);
     const double kib = static_cast<double>(world.avatar_state_bytes()) / static_cast<double>(n) / 1024.0;
-    out << fmt::format("crowd: {} avatars, {} threads, {:.2f} ms/step p50, {:.2f} ms/step p99, {:.1f} KiB/avatar\n",
-                       n, world.threads(), percentile(sorted, 0.50), percentile(sorted, 0.99), kib);
+    out << fmt::format("crowd: {} avatars, {} threads, {}, {:.2f} ms/step p50, {:.2f} ms/step p99, {:.1f} KiB/avatar\n",
+                       n, world.threads(), crowd_mode_name(settings.mode), percentile(sorted, 0.50),
+                       percentile(sorted, 0.99), kib);
     return 0;
 }
 

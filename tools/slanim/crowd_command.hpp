@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
-// `slanim crowd`: a measurement of the World at crowd scale. N avatars play the given motions
-// (looped) or the built-in crowd mix with staggered starts; the world is stepped at a fixed
-// 1/60 s as fast as it can for S seconds of wall time, each step timed with profiling off; a
-// short separate run with World::set_profiling(true) gives the per-system table. Optional:
+// `slanim crowd`: a measurement of the World at crowd scale, on the Crowd the crowd benchmarks
+// use (slanim/runtime/crowd.hpp). By default a churn crowd: every avatar keeps a base motion and
+// starts a gesture every few seconds at a staggered time (crowd_mix.hpp says which motions);
+// with --settled every avatar plays every given motion (looped) or the built-in crowd mix with
+// staggered starts. After Crowd::warm_up the world is stepped at a fixed 1/60 s as fast as it
+// can for S seconds of wall time, each step timed with profiling off; a short separate run with
+// World::set_profiling(true) gives the per-system table. Optional:
 // --skin (an Appearance per avatar, so the morph and skin phases run), --lod (the viewer-like
 // LOD rules fed with each avatar's pixel area from a fixed camera, see CrowdView), --render
 // (one offscreen picture of the crowd).
@@ -21,7 +24,9 @@ class App;
 namespace slanim::cli {
 
 struct CrowdOptions {
-    std::vector<std::string> files;  ///< .anim files, each made looping (none: the built-in mix)
+    std::vector<std::string> files;  ///< .anim files, each made looping (none: the built-in or Linden mix)
+    std::vector<std::string> gestures;  ///< churn: gesture .anim files (none: Linden BLOWKISS or generated)
+    bool settled = false;            ///< every avatar plays every FILE (CrowdMode::Settled); else churn
     std::string character;           ///< viewer character folder (default: embedded skeleton)
     // Kept as text and checked by cmd_crowd, so a bad value gets a clear usage message.
     std::string avatars;             ///< required, 1..kMaxCrowdAvatars
@@ -76,9 +81,10 @@ struct CrowdView {
 CLI::App* add_crowd_subcommand(CLI::App& app, CrowdOptions& o);
 
 /// Runs it. Standard output: a steps line, the per-system table, and last the line
-/// `crowd: N avatars, T threads, P50 ms/step p50, P99 ms/step p99, M KiB/avatar`.
-/// Exit status: 0 success, 1 failure (a file that does not load, no GL context for --render,
-/// unwritable picture), 2 usage error (nothing is run or written).
+/// `crowd: N avatars, T threads, MODE, P50 ms/step p50, P99 ms/step p99, M KiB/avatar` (MODE
+/// churn or settled). Exit status: 0 success, 1 failure (a FILE or --gesture file that does not
+/// load, named in the message; no GL context for --render, unwritable picture), 2 usage error
+/// (nothing is run or written).
 int cmd_crowd(std::ostream& out, std::ostream& err, const CrowdOptions& o);
 
 }  // namespace slanim::cli

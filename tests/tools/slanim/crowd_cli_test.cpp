@@ -45,16 +45,27 @@ std::string last_line(const std::string& out) {
     return out.substr(start, out.size() - 1 - start);
 }
 
-/// Checks the summary line for `avatars` and `threads` and returns (p50, p99, KiB).
-std::vector<double> check_summary(const std::string& out, int avatars, int threads) {
+/// Checks the summary line for `avatars`, `threads` and the crowd's mode ("churn", the default,
+/// or "settled") and returns (p50, p99, KiB).
+std::vector<double> check_summary(const std::string& out, int avatars, int threads,
+                                  const std::string& mode = "churn") {
     const std::string line = last_line(out);
-    const std::regex re(R"(^crowd: (\d+) avatars, (\d+) threads, (\d+\.\d\d) ms/step p50, (\d+\.\d\d) ms/step p99, (\d+\.\d) KiB/avatar$)");
+    const std::regex re(R"(^crowd: (\d+) avatars, (\d+) threads, (churn|settled), (\d+\.\d\d) ms/step p50, (\d+\.\d\d) ms/step p99, (\d+\.\d) KiB/avatar$)");
     std::smatch m;
     EXPECT_TRUE(std::regex_match(line, m, re)) << "last line: '" << line << "'\n" << out;
     if (m.empty()) return {};
     EXPECT_EQ(std::stoi(m[1]), avatars);
     EXPECT_EQ(std::stoi(m[2]), threads);
-    return {std::stod(m[3]), std::stod(m[4]), std::stod(m[5])};
+    EXPECT_EQ(m[3], mode);
+    return {std::stod(m[4]), std::stod(m[5]), std::stod(m[6])};
+}
+
+/// The count of the "churn: G gestures started in S s simulated" line, or −1 without it.
+long long gestures_started(const std::string& out) {
+    const std::regex re(R"((^|\n)churn: (\d+) gestures started in (\d+\.\d) s simulated \()");
+    std::smatch m;
+    if (!std::regex_search(out, m, re)) return -1;
+    return std::stoll(m[2]);
 }
 
 /// The µs/step of a system's table row, or −1 when the row is missing.
@@ -77,10 +88,12 @@ const std::string& offscreen_problem() {
 }  // namespace
 
 TEST(CrowdCli, SummaryLineAndPhaseTable) {
-    const auto r = crowd({"--avatars", "20", "--seconds", "0.2", "--threads", "2"});
+    const auto r = crowd({"--avatars", "20", "--seconds", "0.2", "--threads", "2", "--settled"});
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.err.find("no FILE given: playing the built-in crowd mix"), std::string::npos) << r.err;
-    const auto v = check_summary(r.out, 20, 2);
+    EXPECT_EQ(gestures_started(r.out), -1) << r.out;  // settled: no gestures
+    EXPECT_LT(table_us(r.out, "gesture_schedule", "host"), 0.0) << r.out;
+    const auto v = check_summary(r.out, 20, 2, "settled");
     ASSERT_EQ(v.size(), 3u);
     EXPECT_GT(v[1], 0.0);
     EXPECT_LE(v[0], v[1]);  // p50 ≤ p99
@@ -133,6 +146,7 @@ TEST(CrowdCli, UsageErrorsWriteNothing) {
         {{"--avatars", "10", "--threads", "257"}, "--threads must be"},
         {{"--avatars", "10", "--threads", "two"}, "--threads must be"},
         {{"--avatars", "10", "--skin"}, "--skin needs --character DIR"},
+        {{"--avatars", "10", "--settled", "--gesture", "g.anim"}, "--gesture is for the churn crowd"},
     };
     for (const Case& c : cases) {
         std::vector<std::string> args = c.args;
@@ -273,9 +287,9 @@ TEST(CrowdCli, SkinWithTheCharacter) {
     const fs::path character = kShared / "sl-character";
     if (!fs::exists(character / "avatar_lad.xml")) GTEST_SKIP() << "no character folder in " << kShared;
     const auto r = crowd({"--character", character.string(), "--skin", "--avatars", "4", "--seconds", "0.2",
-                          "--threads", "2"});
+                          "--threads", "2", "--settled"});
     ASSERT_EQ(r.code, 0) << r.err;
-    check_summary(r.out, 4, 2);
+    check_summary(r.out, 4, 2, "settled");
     EXPECT_GT(table_us(r.out, "appearance_morph", "morph"), 0.0) << r.out;
     EXPECT_GT(table_us(r.out, "appearance_skin", "skin"), 0.0) << r.out;
     EXPECT_NE(r.err.find("given skeleton"), std::string::npos) << r.err;
@@ -293,4 +307,61 @@ TEST(CrowdCli, SolverOption) {
     const auto bad = crowd({"--avatars", "4", "--seconds", "0.05", "--solver", "magic"});
     EXPECT_EQ(bad.code, 2);
     EXPECT_NE(bad.err.find("--solver"), std::string::npos) << bad.err;
+}
+
+// The default crowd churns: without files every avatar keeps one motion of the built-in mix and
+// starts the generated gesture every 3-5 s; the summary line says "churn".
+TEST(CrowdCli, ChurnIsTheDefault) {
+    const auto r = crowd({"--avatars", "20", "--seconds", "0.2", "--threads", "2"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("churn crowd on the embedded default skeleton"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("gesture of (demo_gesture)"), std::string::npos) << r.err;
+    check_summary(r.out, 20, 2, "churn");
+    // The 60 warm-up steps alone take every avatar past its first gesture time (< 4 s) at least
+    // once in 1 s for about a quarter of them; the measured run adds many more seconds.
+    EXPECT_GT(gestures_started(r.out), 5) << r.out;
+    EXPECT_GT(table_us(r.out, "motion_control", "control"), 0.0) << r.out;
+    EXPECT_GE(table_us(r.out, "gesture_schedule", "host"), 0.0) << r.out;  // the churn schedule's row
+}
+
+// A gesture file that does not load: an error naming it, exit 1, nothing on standard output.
+TEST(CrowdCli, GestureThatFailsToLoadNamesTheFile) {
+    TempDir dir;
+    const std::string broken = dir.file("broken_gesture.anim");
+    {
+        std::ofstream f(broken, std::ios::binary);
+        f << "not an animation";
+    }
+    for (const std::string& file : {broken, dir.file("missing_gesture.anim")}) {
+        const auto r = crowd({"--avatars", "5", "--seconds", "0.1", "--gesture", file});
+        EXPECT_EQ(r.code, 1) << file << "\n" << r.err;
+        EXPECT_NE(r.err.find("slanim crowd: --gesture: " + file), std::string::npos) << r.err;
+        EXPECT_EQ(r.out, "") << file;
+    }
+}
+
+// Real gestures: --gesture files, and with --character the Linden mix beside it by default,
+// with --skin the gesture's emote and hand pose morph (the morph phase runs).
+TEST(CrowdCli, RealGesturesAndTheLindenMix) {
+    const fs::path kiss = kShared / "anims" / "linden" / "BLOWKISS.anim";
+    const fs::path walk = kShared / "anims" / "linden" / "WALK.anim";
+    if (!fs::exists(kiss) || !fs::exists(walk)) GTEST_SKIP() << "the shared reference animations are absent";
+    auto r = crowd({walk.string(), "--gesture", kiss.string(), "--avatars", "8", "--seconds", "0.2", "--threads", "1"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("one base motion of (WALK) and starts a gesture of (BLOWKISS)"), std::string::npos) << r.err;
+    check_summary(r.out, 8, 1, "churn");
+    EXPECT_GT(gestures_started(r.out), 0) << r.out;
+
+    const fs::path character = kShared / "sl-character";
+    if (!fs::exists(character / "avatar_lad.xml")) GTEST_SKIP() << "no character folder in " << kShared;
+    r = crowd({"--character", character.string(), "--skin", "--avatars", "6", "--seconds", "0.3", "--threads", "2"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("one base motion of (ANIM_AGENT_FEMALE_WALK_NEW, DANCE1, ANIM_AGENT_BENTO_IDLE) and "
+                         "starts a gesture of (BLOWKISS)"),
+              std::string::npos)
+        << r.err;
+    check_summary(r.out, 6, 2, "churn");
+    EXPECT_GT(gestures_started(r.out), 0) << r.out;
+    EXPECT_GT(table_us(r.out, "appearance_morph", "morph"), 0.0) << r.out;
+    EXPECT_GT(table_us(r.out, "appearance_skin", "skin"), 0.0) << r.out;
 }

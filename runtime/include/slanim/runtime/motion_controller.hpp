@@ -258,6 +258,12 @@ private:
                    const std::uint8_t* joint_mask = nullptr);
     MotionInstance* find(const MotionClip* clip) const;
     void remove_inactive();
+    /// Keeps a deprecated keyframe instance, reset to a fresh one's state, as the spare of its
+    /// clip (at most one per clip), so restarting a finished motion allocates nothing; drops it
+    /// otherwise.
+    void retire(std::unique_ptr<MotionInstance> m);
+    /// The spare of `clip`, or null.
+    std::unique_ptr<MotionInstance> take_spare(const MotionClip* clip);
     bool start_instance(std::shared_ptr<const MotionClip> clip, const StartOptions& options,
                         const std::shared_ptr<const CustomMotionType>& custom);
     void update_custom(MotionInstance& m, const PoseInput& pose);
@@ -265,6 +271,7 @@ private:
     std::shared_ptr<const Skeleton> skeleton_;
     std::vector<std::unique_ptr<MotionInstance>> all_;     // canonical + deprecated instances
     std::vector<std::unique_ptr<MotionInstance>> active_;  // newest first; owns active instances
+    std::vector<std::unique_ptr<MotionInstance>> spare_;   // retired instances for reuse (see retire)
     std::atomic<std::size_t>* state_need_ = nullptr;         // see set_state_need_sink
     std::vector<MotionInstance*> blend_order_;             // addMotion call order this frame
     std::unique_ptr<BlendScratch> own_scratch_;  // for sample()/blend() without a scratch
