@@ -569,7 +569,7 @@ TEST(Crowd, ChurnKeepsEmotesAndHandPosesInFlight) {
         if (f2 % 60 != 0) continue;
         int smiling = 0, saluting = 0, fading = 0;
         for (Entity e : crowd->avatars()) {
-            const AppearanceState& s = w.appearance(e)->state();
+            const AppearanceState& s = AppearanceFeature::of(w).get(e)->state();
             smiling += s.weight(smile) > 0.f;
             saluting += s.weight(salute) > 0.f;
             fading += s.weight(smile) > 0.f && s.weight(smile) < 1.f;
