@@ -25,33 +25,31 @@ Motion looping_motion(int priority, float duration) {
     return m;
 }
 
-// A joint whose rotation is rot(phase) at `keys` evenly spaced keys (first = last: seamless);
-// the phase runs from 0 to 2π over the motion's duration.
-void add_rot(Motion& m, const Skeleton& s, const std::string& name, int keys,
-             const std::function<Quat(float)>& rot) {
+// A joint with `keys` evenly spaced keys over the motion's duration (first = last: seamless),
+// each made by key(time, phase) with the phase running from 0 to 2π.
+template <class MakeKeys>
+void add_joint(Motion& m, const Skeleton& s, const std::string& name, int keys, MakeKeys&& key) {
     MotionJoint j;
     j.name = name;
     j.joint = s.find(name);
     j.priority = -1;
     for (int k = 0; k < keys; ++k) {
         const float u = static_cast<float>(k) / static_cast<float>(keys - 1);
-        j.rot_keys.push_back({u * m.duration, rot(kTwoPi * u)});
+        key(j, u * m.duration, kTwoPi * u);
     }
     m.joints.push_back(std::move(j));
 }
 
-// A joint whose position is pos(phase) at `keys` evenly spaced keys, as add_rot.
+// A joint whose rotation is rot(phase) at `keys` keys, as add_joint.
+void add_rot(Motion& m, const Skeleton& s, const std::string& name, int keys,
+             const std::function<Quat(float)>& rot) {
+    add_joint(m, s, name, keys, [&](MotionJoint& j, float t, float phase) { j.rot_keys.push_back({t, rot(phase)}); });
+}
+
+// A joint whose position is pos(phase) at `keys` keys, as add_joint.
 void add_pos(Motion& m, const Skeleton& s, const std::string& name, int keys,
              const std::function<Vec3(float)>& pos) {
-    MotionJoint j;
-    j.name = name;
-    j.joint = s.find(name);
-    j.priority = -1;
-    for (int k = 0; k < keys; ++k) {
-        const float u = static_cast<float>(k) / static_cast<float>(keys - 1);
-        j.pos_keys.push_back({u * m.duration, pos(kTwoPi * u)});
-    }
-    m.joints.push_back(std::move(j));
+    add_joint(m, s, name, keys, [&](MotionJoint& j, float t, float phase) { j.pos_keys.push_back({t, pos(phase)}); });
 }
 
 Quat euler_deg(float x, float y, float z) { return maya_q(x, y, z, EulerOrder::XYZ); }

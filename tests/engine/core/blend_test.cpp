@@ -5,6 +5,7 @@
 #include "slanim/core/blend.hpp"
 #include "slanim/core/clip.hpp"
 #include "slanim/core/isa.hpp"
+#include "test_util.hpp"
 
 #include <algorithm>
 #include <array>
@@ -186,20 +187,15 @@ struct ReferenceBlender {
 
 namespace {
 /// Runs `check` once per instruction set this CPU and build have (scalar, SSE2, AVX2, AVX-512:
-/// every one up to detected_isa()), restoring the process's choice afterwards; fails when the
-/// x86 paths did not all run.
+/// every one up to detected_isa()), restoring the process's choice afterwards.
 template <class Check>
 void for_each_blend_isa(Check&& check) {
-    const Isa before = active_isa();
-    int runs = 0;
-    for (const Isa isa : {Isa::Scalar, Isa::Sse2, Isa::Avx2, Isa::Avx512}) {
-        if (!set_active_isa(isa)) continue;  // not this CPU or build
+    const test::ActiveIsaGuard guard;
+    for (const Isa isa : test::supported_isas()) {
+        ASSERT_TRUE(set_active_isa(isa));
         SCOPED_TRACE(isa_name(isa));
-        ++runs;
         check();
     }
-    set_active_isa(before);
-    EXPECT_EQ(runs, static_cast<int>(detected_isa()) + 1);
 }
 }  // namespace
 
