@@ -770,6 +770,23 @@ TEST(GltfImport, BadInputNamesTheFileAndThePath) {
                m.animations[0].extras = tinygltf::Value(obj);
            }),
            {}, 1, {"prio.gltf", "animations[0].extras.priority: 99 is outside [0, 6]"});
+    // The extras' duration may fall up to 1e-4 s short of the last key (F32 times of U16 keys): the
+    // key moves onto the duration; two keys that would share it are an error (a fuzzer's input).
+    const auto short_duration = [&](tinygltf::Model& m, bool two_keys) {
+        float* times = floats(m, in0);
+        const std::size_t n = m.accessors[static_cast<std::size_t>(in0)].count;
+        if (two_keys) times[n - 2] = times[n - 1] - 2e-5f;
+        auto obj = m.animations[0].extras.Get<tinygltf::Value::Object>();
+        obj["duration"] = tinygltf::Value(static_cast<double>(times[n - 1]) - 5e-5);
+        m.animations[0].extras = tinygltf::Value(obj);
+    };
+    {
+        const auto r = run_slanim({"convert", mutate("short.gltf", [&](tinygltf::Model& m) { short_duration(m, false); }), "-o", out});
+        EXPECT_EQ(r.code, 0) << r.err;
+        fs::remove(out);
+    }
+    expect(mutate("collide.gltf", [&](tinygltf::Model& m) { short_duration(m, true); }), {}, 1,
+           {"collide.gltf", "both fall at the extras' duration"});
     expect(t / "missing.glb", {}, 1, {"missing.glb"});
     expect(t / "w.gltf", {"--priority", "9"}, 2, {"--priority"});
     expect(t / "w.gltf", {"--no-mesh"}, 2, {"for a glTF output"});

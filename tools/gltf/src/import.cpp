@@ -492,10 +492,34 @@ public:
             return Error{fmt::format("{}: animations[{}] \"{}\" animates no SL joint", path_, ai_, anim_.name)};
         if (!o_.import.keep_all_frames) reduce_motion_keys(motion, sk_);
         if (auto h = read_header(); !h) return h.error();
+        if (auto c = clamp_keys_to_duration(); !c) return c.error();
         return std::move(res_);
     }
 
 private:
+    /// The exporter's extras may give a duration up to 1e-4 s below the last key (its times are
+    /// the .anim's U16 times decoded to F32): such keys are moved onto the duration, as the .anim
+    /// encoder would quantize them. Two keys of a track that would then share a time are an error.
+    Result<bool> clamp_keys_to_duration() {
+        const float d = res_.motion.duration;
+        const auto clamp_track = [&](auto& keys, const MotionJoint& mj, const char* kind) -> Result<bool> {
+            for (std::size_t k = 0; k < keys.size(); ++k) {
+                if (keys[k].time <= d) continue;
+                if (k > 0 && keys[k - 1].time >= d)
+                    return Error{fmt::format("{}: animations[{}]: {} keys of {} at {} s and {} s both fall at the "
+                                             "extras' duration {} s (the duration must reach the last key)",
+                                             path_, ai_, kind, mj.name, keys[k - 1].time, keys[k].time, d)};
+                keys[k].time = d;
+            }
+            return true;
+        };
+        for (MotionJoint& mj : res_.motion.joints) {
+            if (auto r = clamp_track(mj.rot_keys, mj, "rotation"); !r) return r;
+            if (auto r = clamp_track(mj.pos_keys, mj, "position"); !r) return r;
+        }
+        return true;
+    }
+
     /// The motion's entry of SL joint j, added on first use. (A reference: valid until the next call.)
     MotionJoint& joint_entry(int j) {
         Motion& motion = res_.motion;
