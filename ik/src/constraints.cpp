@@ -462,9 +462,16 @@ ConstraintOutcome apply_constraint(const ApplyConstraintsJob& job, WorldCache& w
         const int parent = s.parent(j0);
         const Quat parent_rot = parent >= 0 ? wc.get(parent).rot : Quat::identity();
         const Vec3 delta = rotate((target - source) * weight, conjugate(parent_rot));
-        job.state_positions[static_cast<std::size_t>(track)] = joints.positions[j0] + delta;
-        rep.error_after = rep.error_before;  // the pose moves when the states are blended
-        rep.goal_error = length(rep.goal - source);
+        const Vec3 live = joints.positions[j0];
+        job.state_positions[static_cast<std::size_t>(track)] = live + delta;
+        // The source point with J[0] at its new position (on the live pose, then put back).
+        joints.positions[j0] = live + delta;
+        wc.forget_below(j0);
+        const Vec3 after = volume_point(wc, joints, c.source_volume, c.source_offset);
+        joints.positions[j0] = live;
+        wc.forget_below(j0);
+        rep.error_after = length(target - after);
+        rep.goal_error = length(rep.goal - after);
         return ConstraintOutcome::Applied;
     }
     ConstraintOutcome outcome = ConstraintOutcome::Applied;
