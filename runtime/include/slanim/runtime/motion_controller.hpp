@@ -189,9 +189,11 @@ public:
     [[nodiscard]] float frame_dt() const { return frame_dt_; }
     [[nodiscard]] float pixel_area() const { return pixel_area_; }
 
-    /// Phase `control`: the frame clock (F64) advances by dt; T += (clock − previous clock,
-    /// each read as F32) × time factor (LLMotionController::updateMotions), then the weights and state machine of
-    /// `updateMotionsByType` for additive then regular motions (newest first).
+    /// Phase `control`: the frame clock (F64) advances by dt (seconds); T += (clock − previous
+    /// clock, each read as F32) × time factor, in F32 (LLMotionController::updateMotions: so
+    /// ease-out ends and loop wraps that land on a frame fall as in the viewer), then the
+    /// weights and state machine of `updateMotionsByType` for additive then regular motions
+    /// (newest first).
     void control(float dt);
     /// Phase `control` of a hidden avatar, `updateMotionsMinimal`: the clock stands still,
     /// every stopped motion is deactivated, nothing is marked for evaluation (sample() and
