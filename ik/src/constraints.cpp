@@ -246,224 +246,278 @@ ConstraintSet resolve_constraints(const MotionClip& clip, const Skeleton& skelet
     return out;
 }
 
+namespace {
+
+/// The motion's joint state of chain joint k (its clip track).
+Quat& state_rotation(const ApplyConstraintsJob& job, const ConstraintDef& c, int k) {
+    return job.state_rotations[static_cast<std::size_t>(c.tracks[static_cast<std::size_t>(k)])];
+}
+
+/// Sets a joint of the live pose (the viewer's `LLJoint::setRotation`).
+void set_joint_rotation(const ApplyConstraintsJob& job, WorldCache& wc, int joint, Quat q) {
+    job.joints.rotations[static_cast<std::size_t>(joint)] = q;
+    wc.forget_below(joint);
+}
+
+/// The target point of `applyConstraint`: the ground point captured at activation or the
+/// target volume's point; a PLANE keeps only the normal component of source → target.
+Vec3 constraint_target(WorldCache& wc, const ConstraintDef& c, const ConstraintState& st,
+                       const LocalPose& joints, Vec3 source) {
+    Vec3 target = c.ground ? st.ground_pos : volume_point(wc, joints, c.target_volume, c.target_offset);
+    if (c.type != ConstraintType::Plane) return target;
+    Vec3 norm;
+    if (c.ground) {
+        norm = st.ground_normal;
+    } else {
+        norm = target - wc.get(c.target_volume).pos;
+        if (norm == Vec3{}) norm = rotate(c.source_offset * -1.f, wc.get(c.source_volume).rot);
+        const float len = length(norm);
+        norm = len > 0.f ? norm * (1.f / len) : Vec3{};
+    }
+    return source + norm * dot(target - source, norm);
+}
+
+/// The reachability weight `mWeight` (eased toward 0 when the target is out of reach, else
+/// toward 1) times the linear ease-in/out ramps, as `applyConstraint` computes W.
+float constraint_weight(const ApplyConstraintsJob& job, const ConstraintDef& c, ConstraintState& st,
+                        Vec3 root_pos, Vec3 target) {
+    const Vec3 rt = root_pos - target;
+    if (c.chain_length != 0 && dot(rt, rt) * 0.95f > st.total_length * st.total_length)
+        st.weight = lerp_scalar(st.weight, 0.f, smooth_interpolant(job.frame_dt, 0.1f));
+    else
+        st.weight = lerp_scalar(st.weight, 1.f, smooth_interpolant(job.frame_dt, 0.3f));
+    float ramp = 1.f;
+    if (c.ease_out_stop != 0.f) {
+        const float in = clamp_rescale(job.time, c.ease_in_start, c.ease_in_stop, 0.f, 1.f);
+        const float out = clamp_rescale(job.time, c.ease_out_start, c.ease_out_stop, 1.f, 0.f);
+        ramp = in < out ? in : out;
+    }
+    return st.weight * ramp;
+}
+
+/// The chain (J[0..L] on the live pose, whose chain joints hold the motion's key rotations) as
+/// a solver problem, recorded in `rep.input`. `locals` and `offsets` back the spans.
+ChainPose chain_problem(const Skeleton& s, WorldCache& wc, const ConstraintDef& c, const LocalPose& joints,
+                        Vec3 source, std::array<Vec3, kMaxViewerChainLength>& offsets,
+                        std::array<Quat, kMaxViewerChainLength>& locals, ConstraintReport& rep) {
+    const int L = c.chain_length;
+    for (int k = 0; k <= L; ++k) {
+        const int j = c.joints[k];
+        locals[k] = joints.rotations[j];
+        if (k < L) offsets[k] = scaled(joints.positions[j], joints.scales[c.joints[k + 1]]);
+    }
+    const int root_parent = s.parent(c.joints[L]);
+    const Xform j0 = wc.get(c.joints[0]);
+    ChainPose cp;
+    cp.offsets = std::span<const Vec3>(offsets.data(), static_cast<std::size_t>(L + 1));
+    cp.local_rotations = std::span<Quat>(locals.data(), static_cast<std::size_t>(L + 1));
+    cp.root_position = wc.get(c.joints[L]).pos;
+    cp.root_parent_rotation = root_parent >= 0 ? wc.get(root_parent).rot : Quat::identity();
+    cp.effector = rotate(source - j0.pos, conjugate(j0.rot));
+    rep.input.joints = L + 1;
+    rep.input.offsets = offsets;
+    rep.input.local_rotations = locals;
+    rep.input.root_position = cp.root_position;
+    rep.input.root_parent_rotation = cp.root_parent_rotation;
+    rep.input.effector = cp.effector;
+    rep.input.goal = rep.goal;
+    return cp;
+}
+
+/// The viewer's relaxation (`applyConstraint` step 8): interior points from the remembered
+/// pelvis-space points eased toward the key positions shifted along source → target, the
+/// damped springs, the aim pass. Leaves the solved rotations in `locals` and the relaxed
+/// points in `relaxed`.
+void solve_viewer(const ApplyConstraintsJob& job, WorldCache& wc, const ConstraintDef& c, ConstraintState& st,
+                  const ChainPose& cp, Vec3 source, Vec3 target, float weight,
+                  std::array<Vec3, kMaxViewerChainLength>& relaxed, SolveReport& sr) {
+    const int L = c.chain_length;
+    const Xform pelvis = wc.get(job.skeleton->pelvis());
+    std::array<Vec3, kMaxViewerChainLength> start{};
+    const float tc = 1.f / clamp_rescale(st.fixup_rms, 0.f, 0.5f, 0.2f, 8.f);
+    const float interp = smooth_interpolant(job.frame_dt, tc);
+    for (int k = 1; k < L; ++k) {
+        const Vec3 kinematic = wc.get(c.joints[k]).pos + (target - source) * st.fractions[k];
+        const Vec3 remembered = rotate(st.positions[k], pelvis.rot) + pelvis.pos;
+        start[k - 1] = lerp(remembered, kinematic, interp);
+    }
+    ViewerRelaxationJob relax;
+    relax.pose = cp;
+    relax.goal = lerp(source, target, weight);
+    relax.lengths = std::span<const float>(st.lengths.data(), static_cast<std::size_t>(L));
+    relax.start_points = std::span<const Vec3>(start.data(), static_cast<std::size_t>(L - 1));
+    relax.relaxed_points = std::span<Vec3>(relaxed.data(), static_cast<std::size_t>(L - 1));
+    relax.weight = weight;
+    relax.max_iterations = viewer_iteration_budget(job.pixel_area);
+    relax.end_rotation = EndRotation::Keep;
+    relax.report = &sr;
+    relax.run();
+}
+
+/// Step 8.7 of the viewer solver: the relaxed points saved in pelvis space (the pelvis as the
+/// live pose has it after the aim pass) and the fix-up RMS speed.
+void remember_points(const ApplyConstraintsJob& job, WorldCache& wc, const ConstraintDef& c, ConstraintState& st,
+                     const std::array<Vec3, kMaxViewerChainLength>& relaxed) {
+    const int L = c.chain_length;
+    if (L < 2) return;
+    const Xform pelvis = wc.get(job.skeleton->pelvis());
+    float rms = 0.f;
+    const float dt = std::fmax(0.02f, std::fabs(job.time - job.last_update_time));
+    for (int k = 1; k < L; ++k) {
+        const Vec3 np = rotate(relaxed[k - 1] - pelvis.pos, conjugate(pelvis.rot));
+        const Vec3 d = np - st.positions[k];
+        rms += dot(d, d) / dt;
+        st.positions[k] = np;
+    }
+    rms *= 1.f / (st.total_length * static_cast<float>(L - 1));
+    st.fixup_rms = std::sqrt(rms);
+    if (!std::isfinite(st.fixup_rms)) st.fixup_rms = 0.f;
+}
+
+/// Chain length ≥ 1: solves toward lerp(source, target, W) with the avatar's solver and writes
+/// the chain's new rotations into the motion's joint states. The live chain joints hold the
+/// key rotations on entry and on return.
+void solve_chain(const ApplyConstraintsJob& job, WorldCache& wc, const ConstraintDef& c, ConstraintState& st,
+                 Vec3 source, Vec3 target, float weight, ConstraintReport& rep) {
+    const int L = c.chain_length;
+    std::array<Vec3, kMaxViewerChainLength> offsets{}, relaxed{};
+    std::array<Quat, kMaxViewerChainLength> locals{};
+    const ChainPose cp = chain_problem(*job.skeleton, wc, c, job.joints, source, offsets, locals, rep);
+    SolveReport sr;
+    if (job.settings.solver == Solver::Viewer) {
+        solve_viewer(job, wc, c, st, cp, source, target, weight, relaxed, sr);
+    } else {
+        Target tgt;
+        tgt.point = rep.goal;
+        SolveSettings ss;
+        ss.tolerance = job.settings.tolerance;
+        ss.max_iterations = job.settings.max_iterations;
+        ss.end_rotation = EndRotation::Keep;
+        if (job.settings.solver == Solver::Ccd) {
+            CcdJob solve{cp, tgt, ss, &sr};
+            solve.run();
+        } else {
+            FabrikJob solve{cp, tgt, ss, &sr};
+            solve.run();
+        }
+    }
+    for (int k = 0; k <= L; ++k)
+        if (is_finite(locals[k])) state_rotation(job, c, k) = locals[k];
+    // The viewer's live chain after its aim pass: J[1..L] turned, J[0] still at its key.
+    for (int k = 1; k <= L; ++k) set_joint_rotation(job, wc, c.joints[k], state_rotation(job, c, k));
+    if (job.settings.solver == Solver::Viewer) remember_points(job, wc, c, st, relaxed);
+    set_joint_rotation(job, wc, c.joints[0], state_rotation(job, c, 0));
+    const Vec3 after = volume_point(wc, job.joints, c.source_volume, c.source_offset);
+    rep.error_after = length(target - after);
+    rep.goal_error = length(rep.goal - after);
+    rep.iterations = sr.iterations;
+    rep.reachable = sr.reachable;
+}
+
+/// `applyConstraint` for one constraint: the time window, the joint-mask skip, the key
+/// rotations put on the live chain, the geometry and weight, the solve, the live chain put
+/// back. Returns what happened.
+ConstraintOutcome apply_constraint(const ApplyConstraintsJob& job, WorldCache& wc, const ConstraintDef& c,
+                                   ConstraintState& st, ConstraintReport& rep) {
+    const Skeleton& s = *job.skeleton;
+    const LocalPose& joints = job.joints;
+    if (!st.initialized) initialize(s, wc, c, joints, st);
+    if (job.time < c.ease_in_start) return ConstraintOutcome::BeforeWindow;
+    if (job.time > c.ease_out_stop) {
+        st.active = false;  // deactivateConstraint
+        return ConstraintOutcome::AfterWindow;
+    }
+    if (!st.active || job.time < c.ease_in_stop) activate(s, wc, c, joints, job.ground, st);
+
+    const int L = c.chain_length;
+    const Vec3 root_pos = wc.get(c.joints[L]).pos;  // before the chain takes its keys
+    // 0xFF >> (7 − priority); a priority of −1 gives 0, which masks everything (viewer).
+    const int prio = job.base_priority;
+    const int mask_threshold = prio < 0 ? 0 : (0xFF >> (7 - (prio > 7 ? 7 : prio)));
+    std::array<Quat, kMaxViewerChainLength> old_rots{};
+    for (int k = 0; k <= L; ++k) {
+        const int j = c.joints[k];
+        // Joints already given their keys stay so, as in the viewer.
+        if (job.joint_mask[static_cast<std::size_t>(j)] >= mask_threshold) return ConstraintOutcome::Masked;
+        old_rots[k] = joints.rotations[j];
+        set_joint_rotation(job, wc, j, state_rotation(job, c, k));
+    }
+
+    const Vec3 source = volume_point(wc, joints, c.source_volume, c.source_offset);
+    const Vec3 target = constraint_target(wc, c, st, joints, source);
+    const float weight = constraint_weight(job, c, st, root_pos, target);
+    rep.weight = weight;
+    rep.source = source;
+    rep.target = target;
+    rep.goal = lerp(source, target, weight);
+    rep.error_before = length(target - source);
+
+    if (L == 0) {
+        // "Simple positional constraint (pelvis only)": needs a position curve; J[0] keeps its
+        // key rotation on the live pose (the viewer puts nothing back here).
+        const int track = c.tracks[0];
+        if (!(job.clip->tracks()[static_cast<std::size_t>(track)].usage & kUsagePos))
+            return ConstraintOutcome::NoPosition;
+        const int j0 = c.joints[0];
+        const int parent = s.parent(j0);
+        const Quat parent_rot = parent >= 0 ? wc.get(parent).rot : Quat::identity();
+        const Vec3 delta = rotate((target - source) * weight, conjugate(parent_rot));
+        const Vec3 live = joints.positions[j0];
+        job.state_positions[static_cast<std::size_t>(track)] = live + delta;
+        // The source point with J[0] at its new position (on the live pose, then put back).
+        joints.positions[j0] = live + delta;
+        wc.forget_below(j0);
+        const Vec3 after = volume_point(wc, joints, c.source_volume, c.source_offset);
+        joints.positions[j0] = live;
+        wc.forget_below(j0);
+        rep.error_after = length(target - after);
+        rep.goal_error = length(rep.goal - after);
+        return ConstraintOutcome::Applied;
+    }
+    ConstraintOutcome outcome = ConstraintOutcome::Applied;
+    if (weight <= 0.f && job.settings.solver != Solver::Viewer) {
+        outcome = ConstraintOutcome::ZeroWeight;
+    } else {
+        const auto t0 = job.time_solves ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+        solve_chain(job, wc, c, st, source, target, weight, rep);
+        if (job.time_solves)
+            rep.solve_us = std::chrono::duration<float, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    }
+    for (int k = 0; k <= L; ++k) set_joint_rotation(job, wc, c.joints[k], old_rots[k]);
+    return outcome;
+}
+
+}  // namespace
+
 bool ApplyConstraintsJob::validate() const {
     if (!skeleton || !clip) return false;
     const auto n = static_cast<std::size_t>(skeleton->num_joints());
+    const std::size_t tracks = clip->tracks().size();
     if (states.size() != constraints.size()) return false;
     if (!reports.empty() && reports.size() != constraints.size()) return false;
-    if (pose.positions.size() < n || pose.rotations.size() < n || pose.scales.size() < n)
-        return false;
+    if (joints.positions.size() < n || joints.rotations.size() < n || joints.scales.size() < n) return false;
+    if (state_rotations.size() < tracks || state_positions.size() < tracks) return false;
     if (joint_mask.size() < n) return false;
     if (settings.max_iterations < 1 || !(settings.tolerance >= 0.f)) return false;
     for (const ConstraintDef& c : constraints) {
         if (c.chain_length < 0 || c.chain_length >= kMaxViewerChainLength) return false;
         if (c.source_volume < 0 || c.source_volume >= static_cast<int>(n)) return false;
-        if (!c.ground && (c.target_volume < 0 || c.target_volume >= static_cast<int>(n)))
-            return false;
+        if (!c.ground && (c.target_volume < 0 || c.target_volume >= static_cast<int>(n))) return false;
         for (int k = 0; k <= c.chain_length; ++k) {
             if (c.joints[k] < 0 || c.joints[k] >= static_cast<int>(n)) return false;
-            if (c.tracks[k] < 0 || c.tracks[k] >= static_cast<int>(clip->tracks().size()))
-                return false;
+            if (c.tracks[k] < 0 || c.tracks[k] >= static_cast<int>(tracks)) return false;
         }
     }
-    return std::isfinite(time) && std::isfinite(frame_dt) && std::isfinite(pose_weight);
+    return std::isfinite(time) && std::isfinite(frame_dt);
 }
 
 bool ApplyConstraintsJob::run() const {
     if (!validate()) return false;
-    const Skeleton& s = *skeleton;
-    // 0xFF >> (7 − priority); a priority of −1 gives 0, which masks everything (viewer).
-    const int prio = base_priority;
-    const int mask_threshold = prio < 0 ? 0 : (0xFF >> (7 - (prio > 7 ? 7 : prio)));
-    WorldCache wc(s, pose);
-
+    WorldCache wc(*skeleton, joints);
     for (std::size_t ci = 0; ci < constraints.size(); ++ci) {
-        const ConstraintDef& c = constraints[ci];
-        ConstraintState& st = states[ci];
         ConstraintReport rep;
-        const auto finish = [&](ConstraintOutcome o) {
-            rep.outcome = o;
-            if (!reports.empty()) reports[ci] = rep;
-        };
-        if (!st.initialized) initialize(s, wc, c, pose, st);
-
-        // 1. Time window on looped time.
-        if (time < c.ease_in_start) {
-            finish(ConstraintOutcome::BeforeWindow);
-            continue;
-        }
-        if (time > c.ease_out_stop) {
-            st.active = false;  // deactivateConstraint
-            finish(ConstraintOutcome::AfterWindow);
-            continue;
-        }
-        if (!st.active || time < c.ease_in_stop) activate(s, wc, c, pose, ground, st);
-
-        // 2. Skip when a newer motion animates a chain joint at >= this priority.
-        bool masked = false;
-        for (int k = 0; k <= c.chain_length; ++k)
-            if (joint_mask[c.joints[k]] >= mask_threshold) masked = true;
-        if (masked) {
-            finish(ConstraintOutcome::Masked);
-            continue;
-        }
-
-        // 4–5. Source and target points; a plane keeps only the normal component.
-        const Vec3 source = volume_point(wc, pose, c.source_volume, c.source_offset);
-        Vec3 target = c.ground ? st.ground_pos
-                               : volume_point(wc, pose, c.target_volume, c.target_offset);
-        if (c.type == ConstraintType::Plane) {
-            Vec3 norm;
-            if (c.ground) {
-                norm = st.ground_normal;
-            } else {
-                norm = target - wc.get(c.target_volume).pos;
-                if (norm == Vec3{}) {
-                    norm = rotate(c.source_offset * -1.f, wc.get(c.source_volume).rot);
-                }
-                const float len = length(norm);
-                norm = len > 0.f ? norm * (1.f / len) : Vec3{};
-            }
-            target = source + norm * dot(target - source, norm);
-        }
-
-        // 6. Reachability weight and the linear ease ramps.
-        const int L = c.chain_length;
-        const Xform root = wc.get(c.joints[L]);
-        const Vec3 rt = root.pos - target;
-        if (L != 0 && dot(rt, rt) * 0.95f > st.total_length * st.total_length)
-            st.weight = lerp_scalar(st.weight, 0.f, smooth_interpolant(frame_dt, 0.1f));
-        else
-            st.weight = lerp_scalar(st.weight, 1.f, smooth_interpolant(frame_dt, 0.3f));
-        float ramp = 1.f;
-        if (c.ease_out_stop != 0.f) {
-            const float in = clamp_rescale(time, c.ease_in_start, c.ease_in_stop, 0.f, 1.f);
-            const float out = clamp_rescale(time, c.ease_out_start, c.ease_out_stop, 1.f, 0.f);
-            ramp = in < out ? in : out;
-        }
-        // Post-blend adaptation: the viewer's blender would scale the result by the motion's
-        // pose weight.
-        const float weight = st.weight * ramp * pose_weight;
-        rep.weight = weight;
-        rep.source = source;
-        rep.target = target;
-        rep.goal = lerp(source, target, weight);
-        rep.error_before = length(target - source);
-
-        const auto t0 = time_solves ? std::chrono::steady_clock::now()
-                                    : std::chrono::steady_clock::time_point{};
-        if (L == 0) {
-            // "Simple positional constraint (pelvis only)": needs a position curve.
-            const int track = c.tracks[0];
-            if (!(clip->tracks()[track].usage & kUsagePos)) {
-                finish(ConstraintOutcome::NoPosition);
-                continue;
-            }
-            const int j0 = c.joints[0];
-            const int parent = s.parent(j0);
-            const Quat parent_rot = parent >= 0 ? wc.get(parent).rot : Quat::identity();
-            const Vec3 delta = rotate((target - source) * weight, conjugate(parent_rot));
-            pose.positions[j0] = pose.positions[j0] + delta;
-            wc.forget_below(j0);
-        } else if (weight <= 0.f && settings.solver != Solver::Viewer) {
-            finish(ConstraintOutcome::ZeroWeight);
-            continue;
-        } else {
-            // The chain in local terms.
-            std::array<Vec3, kMaxViewerChainLength> offsets{};
-            std::array<Quat, kMaxViewerChainLength> locals{};
-            for (int k = 0; k <= L; ++k) {
-                const int j = c.joints[k];
-                locals[k] = pose.rotations[j];
-                if (k < L) offsets[k] = scaled(pose.positions[j], pose.scales[c.joints[k + 1]]);
-            }
-            const int root_parent = s.parent(c.joints[L]);
-            const Xform j0 = wc.get(c.joints[0]);
-            ChainPose cp;
-            cp.offsets = std::span<const Vec3>(offsets.data(), static_cast<std::size_t>(L + 1));
-            cp.local_rotations = std::span<Quat>(locals.data(), static_cast<std::size_t>(L + 1));
-            cp.root_position = root.pos;
-            cp.root_parent_rotation =
-                root_parent >= 0 ? wc.get(root_parent).rot : Quat::identity();
-            cp.effector = rotate(source - j0.pos, conjugate(j0.rot));
-
-            rep.input.joints = L + 1;
-            rep.input.offsets = offsets;
-            rep.input.local_rotations = locals;
-            rep.input.root_position = cp.root_position;
-            rep.input.root_parent_rotation = cp.root_parent_rotation;
-            rep.input.effector = cp.effector;
-            rep.input.goal = rep.goal;
-
-            SolveReport sr;
-            if (settings.solver == Solver::Viewer) {
-                // Interior points: remembered pelvis-space points, eased toward the kinematic
-                // positions shifted by the source→target offset (step 8.3).
-                const Xform pelvis = wc.get(s.pelvis());
-                std::array<Vec3, kMaxViewerChainLength> start{}, relaxed{};
-                const float tc = 1.f / clamp_rescale(st.fixup_rms, 0.f, 0.5f, 0.2f, 8.f);
-                const float interp = smooth_interpolant(frame_dt, tc);
-                for (int k = 1; k < L; ++k) {
-                    const Vec3 kinematic = wc.get(c.joints[k]).pos +
-                                           (target - source) * st.fractions[k];
-                    const Vec3 remembered = rotate(st.positions[k], pelvis.rot) + pelvis.pos;
-                    start[k - 1] = lerp(remembered, kinematic, interp);
-                }
-                ViewerRelaxationJob job;
-                job.pose = cp;
-                job.goal = rep.goal;
-                job.lengths = std::span<const float>(st.lengths.data(), static_cast<std::size_t>(L));
-                job.start_points =
-                    std::span<const Vec3>(start.data(), static_cast<std::size_t>(L - 1));
-                job.relaxed_points = std::span<Vec3>(relaxed.data(), static_cast<std::size_t>(L - 1));
-                job.weight = weight;
-                job.max_iterations = viewer_iteration_budget(pixel_area);
-                job.end_rotation = EndRotation::Keep;
-                job.report = &sr;
-                job.run();
-                // Step 8.7: remember the relaxed points in pelvis space and the fix-up RMS.
-                if (L > 1) {
-                    float rms = 0.f;
-                    const float dt = std::fmax(0.02f, std::fabs(time - last_update_time));
-                    for (int k = 1; k < L; ++k) {
-                        const Vec3 np = rotate(relaxed[k - 1] - pelvis.pos, conjugate(pelvis.rot));
-                        const Vec3 d = np - st.positions[k];
-                        rms += dot(d, d) / dt;
-                        st.positions[k] = np;
-                    }
-                    rms *= 1.f / (st.total_length * static_cast<float>(L - 1));
-                    st.fixup_rms = std::sqrt(rms);
-                    if (!std::isfinite(st.fixup_rms)) st.fixup_rms = 0.f;
-                }
-            } else {
-                Target tgt;
-                tgt.point = rep.goal;
-                SolveSettings ss;
-                ss.tolerance = settings.tolerance;
-                ss.max_iterations = settings.max_iterations;
-                ss.end_rotation = EndRotation::Keep;
-                if (settings.solver == Solver::Ccd) {
-                    CcdJob job{cp, tgt, ss, &sr};
-                    job.run();
-                } else {
-                    FabrikJob job{cp, tgt, ss, &sr};
-                    job.run();
-                }
-            }
-            for (int k = 0; k <= L; ++k)
-                if (is_finite(locals[k])) pose.rotations[c.joints[k]] = locals[k];
-            wc.forget_below(c.joints[L]);  // the chain's root and everything under it
-            rep.iterations = sr.iterations;
-            rep.reachable = sr.reachable;
-        }
-        if (time_solves)
-            rep.solve_us = std::chrono::duration<float, std::micro>(
-                               std::chrono::steady_clock::now() - t0)
-                               .count();
-        const Vec3 after = volume_point(wc, pose, c.source_volume, c.source_offset);
-        rep.error_after = length(target - after);
-        rep.goal_error = length(rep.goal - after);
-        finish(ConstraintOutcome::Applied);
+        rep.outcome = apply_constraint(*this, wc, constraints[ci], states[ci], rep);
+        if (!reports.empty()) reports[ci] = rep;
     }
     return true;
 }

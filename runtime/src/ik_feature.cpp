@@ -10,8 +10,12 @@ namespace slanim {
 
 IkFeature::IkFeature(World& world) : world_(world) {
     using namespace component;
-    world.add_system({Phase::Ik, "constraints", {kSkeleton, kController, kIk}, {kLocalPose, kController}, {},
-                      [this](World&, std::size_t i, float, WorkerScratch&) { apply_constraints_at(i); }});
+    // In the sample phase, after keyframe_sampling (registered before this feature): each
+    // motion's constraints act on its joint states before the blend, as in
+    // LLKeyframeMotion::onUpdate.
+    world.add_system({Phase::Sample, "constraints", {kSkeleton, kController, kIk, kJointStates, kLocalPose},
+                      {kJointStates, kLocalPose, kController}, {},
+                      [this](World&, std::size_t i, float, WorkerScratch& s) { apply_constraints_at(i, s.blend); }});
 }
 
 IkFeature& IkFeature::of(World& world) { return static_cast<IkFeature&>(*world.store(component::kIk)); }
@@ -50,31 +54,32 @@ Status IkFeature::set_settings(Entity e, const ik::IkSettings& s) {
 
 void IkFeature::clear_settings(Entity e) { ik_[world_.index_of(e)].own = false; }
 
-void IkFeature::apply_constraints_at(std::size_t i) {
+void IkFeature::apply_constraints_at(std::size_t i, BlendScratch& scratch) {
     const ik::IkSettings& settings = settings_at(i);
     if (!settings.enabled) return;
     MotionController& mc = world_.controller_at(i);
-    const auto active = mc.active();
-    // Oldest first, so the newest motion's constraints act last on a shared chain.
-    for (std::size_t k = active.size(); k-- > 0;) {
-        MotionInstance& m = *active[k];
-        if (!m.evaluate || !m.ik) continue;
+    // In update order (LLMotionController::updateMotionsByType): what one motion's constraint
+    // leaves on the live pose is what the next one reads, as with the viewer's LLJoints.
+    for (MotionInstance* m : mc.evaluated()) {
+        if (m->custom || !m->ik) continue;
+        const std::size_t tracks = m->clip->tracks().size();
         ik::ApplyConstraintsJob job;
         job.skeleton = &world_.skeleton_at(i);
-        job.constraints = m.ik->constraints.constraints;
-        job.states = m.ik->states;
-        job.base_priority = m.clip->base_priority();
-        job.time = m.curve_time;
-        job.last_update_time = m.last_update_time;
-        job.joint_mask = m.ik->joint_mask;
-        job.pose_weight = m.pose_weight;
-        job.clip = m.clip.get();
+        job.constraints = m->ik->constraints.constraints;
+        job.states = m->ik->states;
+        job.base_priority = m->clip->base_priority();
+        job.time = m->curve_time;
+        job.last_update_time = m->last_update_time;
+        job.joint_mask = m->ik->joint_mask;
+        job.clip = m->clip.get();
+        job.state_rotations = std::span<Quat>(scratch.rotations).subspan(m->state_offset, tracks);
+        job.state_positions = std::span<Vec3>(scratch.positions).subspan(m->state_offset, tracks);
         job.frame_dt = mc.frame_dt();
         job.pixel_area = mc.pixel_area();
         job.ground = ik_[i].ground;
         job.settings = settings;
-        job.pose = world_.local_pose_at(i);
-        job.reports = m.ik->reports;
+        job.joints = world_.local_pose_at(i);  // as the last step left it: the viewer's LLJoints
+        job.reports = m->ik->reports;
         job.time_solves = timing_;
         detail::require_ran(job.run(), "ik::ApplyConstraintsJob (a motion's constraints)");
     }

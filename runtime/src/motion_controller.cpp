@@ -405,10 +405,18 @@ void MotionController::control(float dt) {
     outputs_.blink_set = false;
     blend_order_.clear();
     for (const auto& m : active_) m->evaluate = false;
+    // LLMotionController::updateMotions: the frame clock is F64 (LLFrameTimer's frame time),
+    // read as F32; the step is the difference of two F32 readings, taken even while paused;
+    // the animation time adds it times the time factor in F32. Same types and order as the
+    // viewer, so ease-out ends and loop wraps that land on a frame fall the same way.
+    clock_ += static_cast<double>(dt);
+    const float cur_time = static_cast<float>(clock_);
+    const float delta_time = cur_time - prev_elapsed_;
+    prev_elapsed_ = cur_time;
     if (paused_) return;
     frame_dt_ = dt * time_factor_;
     last_time_ = anim_time_;
-    anim_time_ += frame_dt_;
+    anim_time_ = anim_time_ + delta_time * time_factor_;
     // mJointSignature: reset before each blend type; only this call needs it.
     JointSignature sig{};
     update_by_type(BlendType::Additive, sig);

@@ -194,3 +194,40 @@ TEST(Controller, PelvisFixReturnsThePelvisToTheRoot) {
     for (int i = 0; i < 20; ++i) a.step(0.1f);
     EXPECT_FLOAT_EQ(a.world.local_pose(a.e).positions[0].z, 0.f);
 }
+
+// LLMotionController::updateMotions' clock: a double frame clock advanced by each step, read
+// as a float; the animation time adds the float difference of two readings (times the time
+// factor). At 30 fps this differs from adding the float step, and decides on which side of an
+// ease-out end a frame falls: a motion stopped at frame 60 with a 0.4 s ease-out is at weight 0
+// (held, deactivated on the next frame) at frame 72 in the viewer.
+TEST(Controller, AnimationTimeFollowsTheViewersFrameClock) {
+    Avatar a;
+    const float dt = static_cast<float>(1.0 / 30.0);
+    double clock = 0.0;
+    float prev = 0.f, viewer = 0.f, naive = 0.f;
+    int differ = 0;
+    a.step(0.f);
+    for (int f = 1; f <= 300; ++f) {
+        a.step(dt);
+        clock += static_cast<double>(dt);
+        const float cur = static_cast<float>(clock);
+        viewer = viewer + (cur - prev);
+        prev = cur;
+        naive += dt;
+        ASSERT_EQ(a.ctrl().anim_time(), viewer) << f;
+        differ += naive != viewer;
+    }
+    EXPECT_GT(differ, 100);  // the two sums do part ways: the test tells them apart
+    // The tie: stopped at T(60), ease-out 0.4 s, at frame 72 T == S + 0.4 exactly.
+    Avatar b;
+    const auto c = clip(motion({rot_joint("mHead", {{0.f, 0.f}, {5.f, 80.f}})}, 5.f, 2, 0.f, 0.4f));
+    b.ctrl().start(c);
+    b.step(0.f);
+    for (int f = 1; f <= 60; ++f) b.step(dt);
+    b.ctrl().stop(c.get());
+    const float stop = b.inst(c.get())->stop_time;
+    for (int f = 61; f <= 72; ++f) b.step(dt);
+    ASSERT_EQ(b.ctrl().anim_time(), stop + 0.4f);
+    ASSERT_NE(b.inst(c.get()), nullptr);
+    EXPECT_EQ(b.inst(c.get())->pose_weight, 0.f);
+}

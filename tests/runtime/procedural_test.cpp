@@ -394,9 +394,15 @@ TEST(Procedural, BodyNoiseIsDeterministicAndWithinTheViewerAmplitude) {
     ASSERT_EQ(first.size(), second.size());
     EXPECT_EQ(std::memcmp(first.data(), second.data(), first.size() * sizeof(Quat)), 0);
     const float bound = 0.5f / procedural::kTorsoNoiseScale * kDeg;
-    float t = 0.f, max_angle = 0.f;
+    // The controller's time as the viewer keeps it: a double frame clock read as a float, the
+    // float differences added up (LLMotionController::updateMotions).
+    float t = 0.f, max_angle = 0.f, prev = 0.f;
+    double clock = 0.0;
     for (const Quat& q : first) {
-        t += 0.1f;
+        clock += static_cast<double>(0.1f);
+        const float cur = static_cast<float>(clock);
+        t = t + (cur - prev);
+        prev = cur;
         const float rx = procedural::kTorsoNoiseAmountDeg * kDeg * procedural::noise2(t * 0.2f, 0.f) / 0.42f;
         const float ry = procedural::kTorsoNoiseAmountDeg * kDeg * procedural::noise2(0.f, t * 0.2f) / 0.42f;
         const Quat expected = quat_from_roll_pitch_yaw(rx, ry, 0.f);

@@ -19,7 +19,7 @@ TEST(World, PhasesRunInTheDocumentedOrder) {
     std::vector<std::string> names;
     for (const System* s : sched) names.push_back(s->name);
     EXPECT_EQ(names, (std::vector<std::string>{"ingest", "lod_select", "motion_control", "keyframe_sampling",
-                                               "pose_blend", "constraints", "ik", "lod_interpolate",
+                                               "constraints", "pose_blend", "ik", "lod_interpolate",
                                                "local_to_model", "skin"}));
     for (const System* s : sched) {  // built-in systems declare what they read and write
         if (s->phase != Phase::Ingest && s->name != "ik" && s->phase != Phase::Skin) {

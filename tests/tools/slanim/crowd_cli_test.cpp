@@ -105,7 +105,7 @@ TEST(CrowdCli, SummaryLineAndPhaseTable) {
              {"motion_control", "control"},
              {"keyframe_sampling", "sample"},
              {"pose_blend", "blend"},
-             {"constraints", "ik"},
+             {"constraints", "sample"},
              {"local_to_model", "local_to_model"}})
         EXPECT_GE(table_us(r.out, system, phase), 0.0) << system << " missing:\n" << r.out;
     EXPECT_GT(table_us(r.out, "pose_blend", "blend"), 0.0);

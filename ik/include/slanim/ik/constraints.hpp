@@ -5,13 +5,10 @@
 // `LLKeyframeMotion::initializeConstraint / activateConstraint / applyConstraint`; the chain is
 // solved by a selectable solver (CCD by default, FABRIK, or the viewer's relaxation).
 //
-// Difference from the viewer, by design: constraints are applied by the world's `ik` phase to
-// the *blended* local pose, not to each motion's joint states before blending, so they hold on
-// the pose the avatar shows and any solver runs as one job per avatar. The
-// kinematic pose is therefore the blended pose of this frame (the viewer mixes this motion's
-// keys with the previous frame's pose), and the constraint weight is multiplied by the motion's
-// pose weight (in the viewer the blender scales the constrained joint states by that weight).
-// See docs/ik.md.
+// Where they act, as in the viewer: inside each motion's update (`LLKeyframeMotion::onUpdate`),
+// on that motion's own joint states before blending, against the skeleton's joints as the last
+// frame left them (the viewer's `LLJoint`s), so the blender mixes the constrained states like
+// any others (no extra pose-weight factor). See docs/ik.md.
 //
 // Frames: everything is computed in the avatar-root frame (X forward, Y left, Z up, metres), the
 // frame of LocalToModelJob with an identity root; the ground is given in that frame.
@@ -126,7 +123,7 @@ enum class ConstraintOutcome : std::uint8_t {
     Applied,
     BeforeWindow,  ///< t < ease_in_start
     AfterWindow,   ///< t > ease_out_stop (deactivated)
-    Masked,        ///< a newer motion animates a chain joint at ≥ this motion's priority
+    Masked,        ///< a motion updated before it this frame claims a chain joint at ≥ its priority
     ZeroWeight,    ///< nothing to do (weight 0), pose untouched
     NoPosition,    ///< chain length 0 and J[0] has no position curve
 };
@@ -148,7 +145,7 @@ struct ChainInput {
 /// What one constraint did in one frame (for tools, overlays and tests). Points in the root frame.
 struct ConstraintReport {
     ConstraintOutcome outcome = ConstraintOutcome::BeforeWindow;
-    float weight = 0.f;       ///< final W (reachability × ramps × motion pose weight)
+    float weight = 0.f;       ///< final W (reachability × the linear ease ramps)
     Vec3 source, target, goal;  ///< source point before solving, target point, lerp(source, target, W)
     float error_before = 0.f;   ///< |source − target| before solving, metres
     float error_after = 0.f;    ///< |source − target| after solving
@@ -159,28 +156,38 @@ struct ConstraintReport {
     ChainInput input;           ///< the solver's problem (chain constraints)
 };
 
-/// Applies one motion instance's constraints to a local pose (in place), in file order.
-/// No allocation.
+/// Applies one motion instance's constraints to its joint states (in place), in file order:
+/// `LLKeyframeMotion::applyConstraints` → `applyConstraint`, called from the motion's update
+/// after its keys were sampled. No allocation. Not thread-safe for one pose/state set.
+///
+/// `joints` plays the viewer's `LLJoint`s: the skeleton's local pose as the previous frame left
+/// it (plus what earlier motions' constraints left this frame). Each constraint sets the chain's
+/// joints to the motion's key rotations, measures and solves on that, writes the result into
+/// the motion's states and puts the joints back; like the viewer it leaves the key rotations in
+/// `joints` when it stops half-way at a masked chain joint, and on J[0] for a chain of length 0.
 struct ApplyConstraintsJob {
     const Skeleton* skeleton = nullptr;
     std::span<const ConstraintDef> constraints;
     std::span<ConstraintState> states;  ///< same size as constraints; kept across frames
     /// The motion: its base priority (`getPriority`), its looped time (`mLastLoopedTime`), the
     /// unlooped time of its previous update (`mLastUpdateTime`), the joint mask it got from the
-    /// controller (`last_joint_signature`), its pose weight, and its tracks' usage.
+    /// controller (`last_joint_signature`) and its tracks' usage.
     int base_priority = 0;
     float time = 0.f;
     float last_update_time = 0.f;
     std::span<const std::uint8_t> joint_mask;  ///< ≥ skeleton joints entries (viewer: 216)
-    float pose_weight = 1.f;
     const MotionClip* clip = nullptr;
+    /// The motion's joint states this frame, one per clip track (in/out): rotations, and
+    /// positions (read and written only for tracks with a position curve).
+    std::span<Quat> state_rotations;
+    std::span<Vec3> state_positions;
     /// The frame: real time step for the smooth interpolants (s), avatar pixel area (viewer
     /// iteration budget), the ground.
     float frame_dt = 0.f;
     float pixel_area = 1e30f;
     GroundPlane ground;
     IkSettings settings;
-    LocalPose pose;  ///< blended local pose, in/out
+    LocalPose joints;  ///< the skeleton's live local pose (see above), in/out
     std::span<ConstraintReport> reports;  ///< empty, or one per constraint
     bool time_solves = false;             ///< fill ConstraintReport::solve_us
 

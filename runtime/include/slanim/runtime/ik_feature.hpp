@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The .anim constraints in a World (slanim/ik/constraints.hpp, docs/ik.md): the solver settings
 // every avatar uses (the world's, or its own), each avatar's ground plane, and the `constraints`
-// system of the ik phase. A feature of every World (IkFeature::of(world)).
+// system, which runs in the sample phase after keyframe_sampling: each evaluated motion's
+// constraints act on its sampled joint states before the blend, against the pose the last
+// step left (LLKeyframeMotion::onUpdate → applyConstraints). A feature of every World (IkFeature::of(world)).
 #pragma once
 
 #include <vector>
@@ -44,8 +46,11 @@ public:
     [[nodiscard]] const ik::IkSettings& settings_at(std::size_t i) const { return ik_[i].own ? ik_[i].settings : default_; }
     [[nodiscard]] const ik::GroundPlane& ground_at(std::size_t i) const { return ik_[i].ground; }
     /// The `constraints` system's work for avatar i (public for tools that drive phases
-    /// themselves): applies the constraints of every evaluated motion, oldest first.
-    void apply_constraints_at(std::size_t i);
+    /// themselves): after MotionController::sample(scratch) and before blend(pose, scratch),
+    /// applies the constraints of every evaluated motion, in update order, to its joint states
+    /// in `scratch`, reading and temporarily changing the avatar's local pose (the previous
+    /// step's result) as the viewer does with its LLJoints.
+    void apply_constraints_at(std::size_t i, BlendScratch& scratch);
 
     // ComponentStore
     [[nodiscard]] const char* name() const override { return component::kIk; }

@@ -58,7 +58,7 @@ enum class LookAtFrame : std::uint8_t {
 /// The constraint side of a motion instance whose clip has IK constraints.
 struct InstanceConstraints {
     /// The clip's constraints resolved for the skeleton (at start), their per-instance state
-    /// and what each did in the last ik phase.
+    /// and what each did in the last step (IkFeature's `constraints` system).
     ik::ConstraintSet constraints;
     std::vector<ik::ConstraintState> states;
     std::vector<ik::ConstraintReport> reports;
@@ -189,8 +189,11 @@ public:
     [[nodiscard]] float frame_dt() const { return frame_dt_; }
     [[nodiscard]] float pixel_area() const { return pixel_area_; }
 
-    /// Phase `control`: T += dt × time factor, then the weights and state machine of
-    /// `updateMotionsByType` for additive then regular motions (newest first).
+    /// Phase `control`: the frame clock (F64) advances by dt (seconds); T += (clock − previous
+    /// clock, each read as F32) × time factor, in F32 (LLMotionController::updateMotions: so
+    /// ease-out ends and loop wraps that land on a frame fall as in the viewer), then the
+    /// weights and state machine of `updateMotionsByType` for additive then regular motions
+    /// (newest first).
     void control(float dt);
     /// Phase `control` of a hidden avatar, `updateMotionsMinimal`: the clock stands still,
     /// every stopped motion is deactivated, nothing is marked for evaluation (sample() and
@@ -241,6 +244,11 @@ public:
         return false;
     }
 
+    /// The instances control() marked for evaluation this frame, in update (and blend) order:
+    /// additive, then regular, each newest first.
+    [[nodiscard]] std::span<MotionInstance* const> evaluated() const { return blend_order_; }
+    /// The scratch sample() and blend() without a scratch use; null before the first call.
+    [[nodiscard]] BlendScratch* own_scratch() const { return own_scratch_.get(); }
     /// Active instances, newest first (`mActiveMotions`).
     [[nodiscard]] std::span<const std::unique_ptr<MotionInstance>> active() const { return active_; }
     [[nodiscard]] const Skeleton& skeleton() const { return *skeleton_; }
@@ -279,6 +287,8 @@ private:
     std::span<const std::int16_t> external_joints_;
     std::span<const JointStateRef> external_states_;
     float anim_time_ = 0.f, last_time_ = 0.f, time_factor_ = 1.f;
+    double clock_ = 0.0;        // the frame clock: seconds of dt given to control() (F64)
+    float prev_elapsed_ = 0.f;  // `mPrevTimerElapsed`: the clock read as F32 last control()
     float pixel_area_ = std::numeric_limits<float>::max();
     float frame_dt_ = 0.f;
     bool paused_ = false, has_run_once_ = false;
