@@ -61,6 +61,35 @@ struct MorphTarget {
     std::vector<Vec2> texcoords;  ///< texture-coordinate deltas per unit weight
 };
 
+/// True for the morph params the viewer's procedural motions set every frame, matched by name
+/// (case-insensitive prefix): `Hands_*` (LLHandMotion's poses), `Express_*` (LLEmote's emotes and
+/// Express_Closed_Mouth), `Blink_*` (LLEyeMotion). AppearanceModel puts these in a mesh's
+/// animated layer (AnimatedMorphSet).
+bool is_animated_morph_name(std::string_view name);
+
+/// One animated morph of a mesh, its deltas dense over the mesh's AnimatedMorphSet slots (zero
+/// where the morph has no entry; binormal deltas sanitised like MorphTarget's where it has one).
+struct AnimatedMorph {
+    std::int32_t param = -1;  ///< ParamIndex of the param it belongs to
+    std::uint32_t morph = 0;  ///< index in the mesh's morphs
+    /// Per unit weight, 11 planes of AnimatedMorphSet::stride floats: coordinate x, y, z (metres),
+    /// normal x, y, z, binormal x, y, z, texture u, v.
+    std::vector<float> deltas;
+};
+
+/// The animated layer of one base mesh: the vertices some animated morph (is_animated_morph_name)
+/// moves, and those morphs in param order. The morph phase evaluates these vertices from their
+/// shape (every other param, applied differentially like the viewer) and the animated weights
+/// each time one of them changes (VisualParamUpdateJob), so their result depends on the current
+/// weights only, not on the fades that led there.
+struct AnimatedMorphSet {
+    std::vector<std::uint32_t> vertices;  ///< mesh vertex per slot, ascending
+    std::size_t stride = 0;               ///< floats per plane: the slots rounded up to 16
+    std::vector<std::int32_t> slot_of;    ///< per mesh vertex: its slot, or −1
+    std::vector<AnimatedMorph> morphs;    ///< ascending param index (the viewer's apply order)
+    [[nodiscard]] bool empty() const { return vertices.empty(); }
+};
+
 /// One base mesh of the model (a `<mesh>` with lod 0): the bind-pose data of its `.llm` file and
 /// its morph targets (file morphs in file order, then the physics clones).
 struct AppearanceMesh {
@@ -71,6 +100,7 @@ struct AppearanceMesh {
     std::vector<std::array<std::uint32_t, 3>> faces;
     std::vector<std::string> skin_joints;
     std::vector<MorphTarget> morphs;
+    AnimatedMorphSet animated;  ///< the animated layer (empty: no animated morph on this mesh)
 
     [[nodiscard]] std::size_t num_vertices() const { return coords.size(); }
     /// Morph target by exact name, or nullptr.
@@ -115,6 +145,8 @@ struct AppearanceParam {
     float min = 0.f, max = 1.f, default_weight = 0.f;
     Sex sex = Sex::Both;
     std::string wearable;  ///< "shape", "skin", …; empty when not part of a wearable
+    /// A morph param in its meshes' animated layers (is_animated_morph_name).
+    bool animated = false;
     // Ranges into the model's binding arrays.
     std::uint32_t morphs_first = 0, morphs_count = 0;
     std::uint32_t volumes_first = 0, volumes_count = 0;
@@ -217,6 +249,17 @@ struct MeshBuffers {
     std::uint64_t revision = 0;
 };
 
+/// Per avatar, the shape of one mesh's animated slots (AnimatedMorphSet): the slot vertices as
+/// every non-animated param left them, the base the animated morphs are evaluated on.
+struct AnimatedShape {
+    /// 17 planes of AnimatedMorphSet::stride floats: coordinate x, y, z, scaled normal x, y, z,
+    /// scaled binormal x, y, z, texture u, v, normal x, y, z, binormal x, y, z (MeshBuffers'
+    /// meanings).
+    std::vector<float> planes;
+    std::vector<float> weights;  ///< effective weight per AnimatedMorphSet::morphs entry, as evaluated
+    bool dirty = false;          ///< the slots need evaluating
+};
+
 /// Result of AppearanceState::apply_wearable.
 struct WearableApplyReport {
     int applied = 0;                 ///< params set (from the file or to their default)
@@ -277,9 +320,14 @@ public:
 private:
     friend struct VisualParamUpdateJob;
     void propagate(ParamIndex driver, int depth);
+    /// Evaluates mesh `mesh`'s animated slots into its buffers; returns the slot count.
+    std::size_t evaluate_animated(std::size_t mesh);
     std::shared_ptr<const AppearanceModel> model_;
     std::vector<float> weights_, last_;
     std::vector<MeshBuffers> meshes_;
+    std::vector<AnimatedShape> animated_;  // per model mesh (empty for meshes without a layer)
+    std::vector<const float*> active_morphs_;  // evaluation scratch (capacity kept)
+    std::vector<float> active_weights_;
     std::vector<Vec3> scale_deltas_, position_deltas_;
     Sex sex_ = Sex::Female;
     bool dirty_ = true;
