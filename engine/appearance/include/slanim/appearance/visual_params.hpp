@@ -15,7 +15,9 @@
 //    accumulated per-joint scale/position deltas;
 //  * VisualParamUpdateJob — applies every param whose effective weight changed since it was
 //    last applied, in the viewer's differential form (`LLPolyMorphTarget::apply`,
-//    `LLPolySkeletalDistortion::apply`). Nothing changed → no work at all.
+//    `LLPolySkeletalDistortion::apply`), except the animated morphs (hand poses, emotes,
+//    blinks), which are evaluated from their current weights on the vertices they move (the
+//    mesh's AnimatedMorphSet). Nothing changed → no work at all.
 //
 // Frames and units: SL avatar space (X forward, Y left, Z up), metres; texture coordinates in
 // [0,1]; weights are unitless in each param's [min, max].
@@ -338,19 +340,29 @@ private:
 struct VisualParamUpdateStats {
     int params_applied = 0;    ///< params whose effective weight changed
     int morphs_applied = 0;    ///< morph targets applied (one per mesh of a shared param)
-    std::size_t vertices_touched = 0;  ///< morph vertex entries processed
+    /// Morph vertex entries processed differentially, plus animated slots evaluated.
+    std::size_t vertices_touched = 0;
     int skeletal_applied = 0;  ///< skeletal params and volume morphs applied
 };
 
 /// `LLCharacter::updateVisualParams`: applies each param whose effective weight differs from
-/// its last applied weight, in param (id) order, with d = effective − last:
+/// its last applied weight, in param (id) order, with d = effective − last (animated morphs
+/// excepted, see the last point):
 ///  * morph: per morph vertex v: coords[v] += dCoord·d; scaledNormal[v] += dNormal·(d·0.65),
 ///    normal[v] = normalize(scaledNormal[v]); scaledBinormal[v] += dBinormal·(d·0.65),
 ///    tangent = scaledBinormal[v] × normal[v], binormal[v] = normalize(normal[v] × tangent);
 ///    texcoords[v] += dUV·d; each volume morph: scale += scale·d, position += pos·d;
 ///  * skeleton: each bound joint's local scale += d·scaleDelta (collision-volume children by
 ///    their pre-multiplied delta), each offset bone's local position += w·offset − last·offset;
-///  * driver, colour and alpha params: nothing to apply (drivers propagate in set_weight).
+///  * driver, colour and alpha params: nothing to apply (drivers propagate in set_weight);
+///  * animated morphs (AppearanceParam::animated): their volume morphs as above; their mesh
+///    entries are not applied differentially: after the loop, each mesh whose animated weights
+///    or whose shape under the animated slots changed has its AnimatedMorphSet slots evaluated
+///    from the current weights: coords = shape + Σ dCoord·w, accumulators = shape + Σ Δ·(w·0.65),
+///    texcoords = shape + Σ dUV·w over the morphs with w ≠ 0 in ascending param order, then
+///    normal and binormal as above (the shape's where degenerate); no morph on → the shape.
+///    The result depends on the current weights only (bit-identical to a fresh avatar's, on every
+///    instruction set), and equals the differential sum up to float rounding.
 /// A normal or binormal whose accumulator has zero length keeps its previous value (the viewer
 /// would produce NaN). When `pose` is given (non-empty spans, ≥ the skeleton's joints), the same
 /// joint changes are added to it, like the viewer mutating its joints. Returns immediately
