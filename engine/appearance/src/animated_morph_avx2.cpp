@@ -24,6 +24,7 @@ struct Avx2Lanes {
                              _mm256_cmp_ps(len2, _mm256_set1_ps(std::numeric_limits<float>::infinity()), _CMP_LT_OQ));
     }
     static V select(V ok, V a, V b) { return _mm256_blendv_ps(b, a, ok); }
+    static bool all(V ok) { return _mm256_movemask_ps(ok) == 0xFF; }
 };
 }  // namespace
 

@@ -44,17 +44,22 @@ void evaluate_avx2(const Args& a);
 
 namespace {
 
-/// normalized_or of visual_params.cpp on W lanes: v·(1/√|v|²) where 0 < |v|² < ∞, else fallback.
+/// normalized_or of visual_params.cpp on W lanes: v·(1/√|v|²) where 0 < |v|² < ∞, else the
+/// fallback, read from planes f, f + S, f + 2S only when some lane needs it (they are the cold
+/// part of the shape).
 template <class L>
-inline void normalized_or(typename L::V& x, typename L::V& y, typename L::V& z, typename L::V fx,
-                          typename L::V fy, typename L::V fz) {
+inline void normalized_or(typename L::V& x, typename L::V& y, typename L::V& z, const float* f, std::size_t S) {
     using V = typename L::V;
     const V len2 = L::add(L::add(L::mul(x, x), L::mul(y, y)), L::mul(z, z));
     const auto ok = L::usable(len2);
     const V inv = L::div(L::set1(1.f), L::sqrt(len2));
-    x = L::select(ok, L::mul(x, inv), fx);
-    y = L::select(ok, L::mul(y, inv), fy);
-    z = L::select(ok, L::mul(z, inv), fz);
+    x = L::mul(x, inv);
+    y = L::mul(y, inv);
+    z = L::mul(z, inv);
+    if (L::all(ok)) return;
+    x = L::select(ok, x, L::load(f));
+    y = L::select(ok, y, L::load(f + S));
+    z = L::select(ok, z, L::load(f + 2 * S));
 }
 
 /// The slots of `a`, L::W at a time (see AppearanceState's evaluation in visual_params.cpp).
@@ -78,10 +83,11 @@ inline void evaluate(const Args& a) {
                 p[kSbx + q] = L::add(p[kSbx + q], L::mul(L::load(d + (kDbx + q) * S), soft));
             for (std::size_t q = 0; q < 2; ++q) p[kU + q] = L::add(p[kU + q], L::mul(L::load(d + (kDu + q) * S), w));
         }
-        for (std::size_t q = kNx; q < kShapePlanes; ++q) p[q] = L::load(sh + q * S);
-        if (a.active) {
+        if (!a.active) {
+            for (std::size_t q = kNx; q < kShapePlanes; ++q) p[q] = L::load(sh + q * S);
+        } else {
             V nx = p[kSnx], ny = p[kSny], nz = p[kSnz];
-            normalized_or<L>(nx, ny, nz, p[kNx], p[kNy], p[kNz]);
+            normalized_or<L>(nx, ny, nz, sh + kNx * S, S);
             // tangent = sb × n; binormal = n × tangent (cross of math.hpp, same order)
             const V tx = L::sub(L::mul(p[kSby], nz), L::mul(p[kSbz], ny));
             const V ty = L::sub(L::mul(p[kSbz], nx), L::mul(p[kSbx], nz));
@@ -89,7 +95,7 @@ inline void evaluate(const Args& a) {
             V bx = L::sub(L::mul(ny, tz), L::mul(nz, ty));
             V by = L::sub(L::mul(nz, tx), L::mul(nx, tz));
             V bz = L::sub(L::mul(nx, ty), L::mul(ny, tx));
-            normalized_or<L>(bx, by, bz, p[kBx], p[kBy], p[kBz]);
+            normalized_or<L>(bx, by, bz, sh + kBx * S, S);
             p[kNx] = nx, p[kNy] = ny, p[kNz] = nz, p[kBx] = bx, p[kBy] = by, p[kBz] = bz;
         }
         float o[kShapePlanes][W];
@@ -121,6 +127,7 @@ struct ScalarLanes {
     static V div(V a, V b) { return a / b; }
     static V sqrt(V a) { return std::sqrt(a); }
     static bool usable(V len2) { return len2 > 0.f && len2 < std::numeric_limits<float>::infinity(); }
+    static bool all(bool ok) { return ok; }
     static V select(bool ok, V a, V b) { return ok ? a : b; }
 };
 

@@ -647,6 +647,7 @@ struct Sse2Lanes {
                           _mm_cmplt_ps(len2, _mm_set1_ps(std::numeric_limits<float>::infinity())));
     }
     static V select(V ok, V a, V b) { return _mm_or_ps(_mm_and_ps(ok, a), _mm_andnot_ps(ok, b)); }
+    static bool all(V ok) { return _mm_movemask_ps(ok) == 0xF; }
 };
 }  // namespace
 void evaluate_sse2(const Args& a) { evaluate<Sse2Lanes>(a); }
