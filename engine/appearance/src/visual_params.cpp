@@ -457,15 +457,16 @@ Result<std::shared_ptr<const AppearanceModel>> AppearanceModel::build(
                                      m.params_[p].id, m.params_[p].name)};
     for (int id : driver_ids) m.drivers_.push_back(m.by_id_[id]);
 
-    for (std::size_t k = 0; k < m.meshes_.size(); ++k)
-        build_animated_set(m, static_cast<std::uint32_t>(k), m.meshes_[k]);
-
-    m.initial_weights_.resize(m.params_.size());
-    for (std::size_t i = 0; i < m.params_.size(); ++i)
-        m.initial_weights_[i] = m.params_[i].default_weight;
-    for (ParamIndex d : m.drivers_)
-        set_weight_impl(m, m.initial_weights_, d, m.params_[d].default_weight, 0);
+    m.finish_build();
     return std::shared_ptr<const AppearanceModel>(std::move(model));
+}
+
+void AppearanceModel::finish_build() {
+    for (std::size_t k = 0; k < meshes_.size(); ++k)
+        build_animated_set(*this, static_cast<std::uint32_t>(k), meshes_[k]);
+    initial_weights_.resize(params_.size());
+    for (std::size_t i = 0; i < params_.size(); ++i) initial_weights_[i] = params_[i].default_weight;
+    for (ParamIndex d : drivers_) set_weight_impl(*this, initial_weights_, d, params_[d].default_weight, 0);
 }
 
 ParamIndex AppearanceModel::find(int id) const {

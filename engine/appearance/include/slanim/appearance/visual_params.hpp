@@ -216,6 +216,8 @@ public:
 
 private:
     AppearanceModel() = default;
+    /// The end of build(): the meshes' animated layers and the initial weights.
+    void finish_build();
     std::shared_ptr<const Skeleton> skeleton_;
     std::vector<AppearanceParam> params_;
     std::vector<AppearanceMesh> meshes_;
