@@ -260,7 +260,6 @@ void build_animated_set(const AppearanceModel& model, std::uint32_t mesh_index, 
     }
 }
 
-
 bool has_cycle(const AppearanceModel& model, ParamIndex p, std::vector<std::uint8_t>& mark) {
     if (mark[p] == 1) return true;
     if (mark[p] == 2) return false;
@@ -549,7 +548,6 @@ AppearanceState::AppearanceState(std::shared_ptr<const AppearanceModel> model)
         }
         sh.weights.assign(mesh.animated.morphs.size(), 0.f);
         const std::size_t most = mesh.animated.morphs.size();
-
         animated_.push_back(std::move(sh));
         if (active_morphs_.capacity() < most) {
             active_morphs_.reserve(most);
