@@ -465,3 +465,62 @@ TEST(Appearance, BindPoseCacheKeepsFreeEntriesUntilTrimmed) {
     EXPECT_EQ(cache->trim(), 2u);
     EXPECT_EQ(cache->stats().entries, 0u);
 }
+
+// Per-mesh sharing on the real character (one shape, one cache): while avatar 0 fades its hands
+// (PUNCH_R: fist and Express_Frown), only its upper body and head leave the shared bind poses;
+// its other meshes keep the entries of the three idle avatars. Once the motion is over its
+// meshes morph back to the same bits as theirs (the animated layer leaves no residue) and every
+// mesh is shared again.
+TEST(Appearance, FadingHandsAndFacesLeaveTheOtherMeshesSharedAndRejoin) {
+    const std::filesystem::path shared(SLANIM_SHARED_DIR);
+    const auto dir = shared / "sl-character";
+    const auto anim = shared / "anims" / "linden" / "PUNCH_R.anim";
+    if (!std::filesystem::exists(dir / "avatar_lad.xml") || !std::filesystem::exists(anim))
+        GTEST_SKIP() << "reference data not found under " << SLANIM_SHARED_DIR;
+    auto skel = load_skeleton(dir);
+    ASSERT_TRUE(skel) << skel.error().describe();
+    auto model = load_appearance_model(dir, *skel);
+    ASSERT_TRUE(model) << model.error().describe();
+    auto motion = load_motion(anim.string(), **skel);
+    ASSERT_TRUE(motion) << motion.error().describe();
+    const auto clip = MotionClip::build(*motion, **skel, "PUNCH_R");
+    const AppearanceModel& m = **model;
+    const auto upper = static_cast<std::size_t>(m.find_mesh("upperBodyMesh"));
+    const auto head = static_cast<std::size_t>(m.find_mesh("headMesh"));
+    const auto eyelash = static_cast<std::size_t>(m.find_mesh("eyelashMesh"));
+    auto cache = std::make_shared<BindPoseCache>();
+    World world;
+    std::vector<Entity> avatars;
+    for (int k = 0; k < 4; ++k) {
+        avatars.push_back(world.create_avatar(*skel));
+        AppearanceOptions o;
+        o.bind_poses = cache;
+        auto app = Appearance::create(*model, o);
+        ASSERT_TRUE(app) << app.error().describe();
+        AppearanceFeature::of(world).set(avatars.back(), std::shared_ptr<Appearance>(std::move(*app)));
+    }
+    const auto bind = [&](int k, std::size_t mesh) {
+        return AppearanceFeature::of(world).get(avatars[static_cast<std::size_t>(k)])->skinned()[mesh].bind;
+    };
+    const float dt = 1.f / 30.f;
+    world.step(dt);
+    world.step(dt);  // settled: one entry per mesh for the four avatars
+    for (std::size_t mesh = 0; mesh < m.meshes().size(); ++mesh)
+        for (int k = 1; k < 4; ++k) EXPECT_EQ(bind(k, mesh), bind(0, mesh)) << m.meshes()[mesh].type;
+    world.controller(avatars[0]).start(clip);
+    for (int f = 1; f <= 90; ++f) {
+        world.step(dt);
+        if (f == 4) {  // fist and frown fading in: avatar 0's hands and face are its own
+            EXPECT_NE(bind(0, upper), bind(1, upper));
+            EXPECT_NE(bind(0, head), bind(1, head));
+            for (std::size_t mesh = 0; mesh < m.meshes().size(); ++mesh) {
+                if (mesh == upper || mesh == head || mesh == eyelash) continue;
+                EXPECT_EQ(bind(0, mesh), bind(1, mesh)) << m.meshes()[mesh].type;
+            }
+        }
+    }
+    // PUNCH_R (1.25 s + 0.2 s ease-out) and the frown (2.8 s) are over: everything shared again.
+    for (std::size_t mesh = 0; mesh < m.meshes().size(); ++mesh)
+        for (int k = 1; k < 4; ++k) EXPECT_EQ(bind(k, mesh), bind(0, mesh)) << m.meshes()[mesh].type;
+    EXPECT_EQ(cache->stats().in_use, m.meshes().size());
+}

@@ -9,6 +9,13 @@
 
 #include <fmt/format.h>
 
+#include "animated_morph_kernel.hpp"
+#include "slanim/core/isa.hpp"
+
+#if defined(SLANIM_APPEARANCE_X86)
+#include <emmintrin.h>
+#endif
+
 namespace slanim {
 
 namespace {
@@ -152,21 +159,105 @@ Vec3 normalized_or(Vec3 v, Vec3 fallback) {
     return v * (1.f / std::sqrt(len2));
 }
 
-void apply_morph(const MorphTarget& t, float d, MeshBuffers& mb) {
+/// One morph entry in the differential form of `LLPolyMorphTarget::apply` on one vertex's
+/// buffers (c coords, sn/sb scaled normal/binormal accumulators, n/b normal/binormal, uv).
+inline void apply_entry(const MorphTarget& t, std::size_t i, float d, float soft, Vec3& c, Vec3& sn,
+                        Vec3& n, Vec3& sb, Vec3& b, Vec2& uv) {
+    c += t.coords[i] * d;
+    sn += t.normals[i] * soft;
+    n = normalized_or(sn, n);
+    sb += t.binormals[i] * soft;
+    const Vec3 tangent = cross(sb, n);
+    b = normalized_or(cross(n, tangent), b);
+    uv = uv + t.texcoords[i] * d;
+}
+
+/// A non-animated morph, differentially: entries on an animated slot go to that slot's shape
+/// (`shape`, marked dirty), the others to the mesh buffers.
+void apply_morph(const MorphTarget& t, float d, MeshBuffers& mb, const AnimatedMorphSet& set,
+                 AnimatedShape& shape) {
+    using namespace animated_detail;
     const float soft = d * kNormalSoftenFactor;
     const std::size_t k = t.vertices.size();
+    const bool layered = !set.empty();
+    const std::size_t S = set.stride;
     for (std::size_t i = 0; i < k; ++i) {
         const std::uint32_t v = t.vertices[i];
-        mb.coords[v] += t.coords[i] * d;
-        mb.scaled_normals[v] += t.normals[i] * soft;
-        const Vec3 n = normalized_or(mb.scaled_normals[v], mb.normals[v]);
-        mb.normals[v] = n;
-        mb.scaled_binormals[v] += t.binormals[i] * soft;
-        const Vec3 tangent = cross(mb.scaled_binormals[v], n);
-        mb.binormals[v] = normalized_or(cross(n, tangent), mb.binormals[v]);
-        mb.texcoords[v] = mb.texcoords[v] + t.texcoords[i] * d;
+        const std::int32_t slot = layered ? set.slot_of[v] : -1;
+        if (slot < 0) {
+            apply_entry(t, i, d, soft, mb.coords[v], mb.scaled_normals[v], mb.normals[v],
+                        mb.scaled_binormals[v], mb.binormals[v], mb.texcoords[v]);
+            continue;
+        }
+        float* p = shape.planes.data() + slot;
+        const auto get = [&](std::size_t q) { return Vec3{p[q * S], p[(q + 1) * S], p[(q + 2) * S]}; };
+        const auto put = [&](std::size_t q, Vec3 x) {
+            p[q * S] = x.x;
+            p[(q + 1) * S] = x.y;
+            p[(q + 2) * S] = x.z;
+        };
+        Vec3 c = get(kCx), sn = get(kSnx), n = get(kNx), sb = get(kSbx), b = get(kBx);
+        Vec2 uv{p[kU * S], p[kV * S]};
+        apply_entry(t, i, d, soft, c, sn, n, sb, b, uv);
+        put(kCx, c);
+        put(kSnx, sn);
+        put(kNx, n);
+        put(kSbx, sb);
+        put(kBx, b);
+        p[kU * S] = uv.x;
+        p[kV * S] = uv.y;
+        shape.dirty = true;
     }
     ++mb.revision;
+}
+
+/// The animated layer of `mesh`: the morphs of the animated params bound to it.
+void build_animated_set(const AppearanceModel& model, std::uint32_t mesh_index, AppearanceMesh& mesh) {
+    AnimatedMorphSet& set = mesh.animated;
+    set.slot_of.assign(mesh.num_vertices(), -1);
+    for (ParamIndex p = 0; p < model.num_params(); ++p) {
+        const AppearanceParam& info = model.param(p);
+        if (!info.animated) continue;
+        for (const MorphBinding& b : model.morph_bindings().subspan(info.morphs_first, info.morphs_count)) {
+            if (b.mesh != mesh_index) continue;
+            AnimatedMorph am;
+            am.param = p;
+            am.morph = b.morph;
+            set.morphs.push_back(std::move(am));
+            for (std::uint32_t v : mesh.morphs[b.morph].vertices) set.slot_of[v] = 0;
+        }
+    }
+    if (set.morphs.empty()) {
+        set = {};
+        return;
+    }
+    for (std::size_t v = 0; v < set.slot_of.size(); ++v)
+        if (set.slot_of[v] == 0) {
+            set.slot_of[v] = static_cast<std::int32_t>(set.vertices.size());
+            set.vertices.push_back(static_cast<std::uint32_t>(v));
+        } else {
+            set.slot_of[v] = -1;
+        }
+    set.stride = (set.vertices.size() + 15) / 16 * 16;
+    const std::size_t S = set.stride;
+    using namespace animated_detail;
+    for (AnimatedMorph& am : set.morphs) {
+        const MorphTarget& t = mesh.morphs[am.morph];
+        am.deltas.assign(kDeltaPlanes * S, 0.f);
+        float* d = am.deltas.data();
+        for (std::size_t i = 0; i < t.vertices.size(); ++i) {
+            const auto j = static_cast<std::size_t>(set.slot_of[t.vertices[i]]);
+            // A vertex listed twice in one morph: its entries add up.
+            const Vec3 dv[3] = {t.coords[i], t.normals[i], t.binormals[i]};
+            for (std::size_t q = 0; q < 3; ++q) {
+                d[(3 * q) * S + j] += dv[q].x;
+                d[(3 * q + 1) * S + j] += dv[q].y;
+                d[(3 * q + 2) * S + j] += dv[q].z;
+            }
+            d[kDu * S + j] += t.texcoords[i].x;
+            d[kDv * S + j] += t.texcoords[i].y;
+        }
+    }
 }
 
 bool has_cycle(const AppearanceModel& model, ParamIndex p, std::vector<std::uint8_t>& mark) {
@@ -198,6 +289,11 @@ float driven_weight(const DrivenBinding& d, float x, float driver_min, float dri
         return driven_max + t * (driven_min - driven_max);
     }
     return d.max2 >= driver_max ? driven_max : driven_min;
+}
+
+bool is_animated_morph_name(std::string_view name) {
+    const std::string l = lower(name.substr(0, std::min<std::size_t>(name.size(), 8)));
+    return l.starts_with("hands_") || l.starts_with("express_") || l.starts_with("blink_");
 }
 
 const MorphTarget* AppearanceMesh::find_morph(std::string_view name) const {
@@ -322,6 +418,7 @@ Result<std::shared_ptr<const AppearanceModel>> AppearanceModel::build(
         ap.default_weight = std::clamp(p.default_weight, p.min, p.max);
         ap.sex = p.sex;
         ap.wearable = p.wearable;
+        ap.animated = p.kind == VisualParamKind::Morph && is_animated_morph_name(p.name);
         auto put = [](auto& dst, const auto& src, std::uint32_t& first, std::uint32_t& count) {
             first = static_cast<std::uint32_t>(dst.size());
             count = static_cast<std::uint32_t>(src.size());
@@ -359,12 +456,16 @@ Result<std::shared_ptr<const AppearanceModel>> AppearanceModel::build(
                                      m.params_[p].id, m.params_[p].name)};
     for (int id : driver_ids) m.drivers_.push_back(m.by_id_[id]);
 
-    m.initial_weights_.resize(m.params_.size());
-    for (std::size_t i = 0; i < m.params_.size(); ++i)
-        m.initial_weights_[i] = m.params_[i].default_weight;
-    for (ParamIndex d : m.drivers_)
-        set_weight_impl(m, m.initial_weights_, d, m.params_[d].default_weight, 0);
+    m.finish_build();
     return std::shared_ptr<const AppearanceModel>(std::move(model));
+}
+
+void AppearanceModel::finish_build() {
+    for (std::size_t k = 0; k < meshes_.size(); ++k)
+        build_animated_set(*this, static_cast<std::uint32_t>(k), meshes_[k]);
+    initial_weights_.resize(params_.size());
+    for (std::size_t i = 0; i < params_.size(); ++i) initial_weights_[i] = params_[i].default_weight;
+    for (ParamIndex d : drivers_) set_weight_impl(*this, initial_weights_, d, params_[d].default_weight, 0);
 }
 
 ParamIndex AppearanceModel::find(int id) const {
@@ -427,6 +528,31 @@ AppearanceState::AppearanceState(std::shared_ptr<const AppearanceModel> model)
         b.scaled_normals = mesh.normals;
         b.scaled_binormals = mesh.normals;
         meshes_.push_back(std::move(b));
+        AnimatedShape sh;
+        const std::size_t S = mesh.animated.stride;
+        sh.planes.assign(animated_detail::kShapePlanes * S, 0.f);
+        for (std::size_t j = 0; j < mesh.animated.vertices.size(); ++j) {
+            using namespace animated_detail;
+            const std::uint32_t v = mesh.animated.vertices[j];
+            // Seeded like the mesh buffers (binormals and accumulators from the normals).
+            const Vec3 c = mesh.coords[v], n = mesh.normals[v];
+            const Vec3 seed[] = {c, n, n, n, n};
+            const std::size_t first[] = {kCx, kSnx, kSbx, kNx, kBx};
+            for (std::size_t q = 0; q < 5; ++q) {
+                sh.planes[first[q] * S + j] = seed[q].x;
+                sh.planes[(first[q] + 1) * S + j] = seed[q].y;
+                sh.planes[(first[q] + 2) * S + j] = seed[q].z;
+            }
+            sh.planes[kU * S + j] = mesh.texcoords[v].x;
+            sh.planes[kV * S + j] = mesh.texcoords[v].y;
+        }
+        sh.weights.assign(mesh.animated.morphs.size(), 0.f);
+        const std::size_t most = mesh.animated.morphs.size();
+        animated_.push_back(std::move(sh));
+        if (active_morphs_.capacity() < most) {
+            active_morphs_.reserve(most);
+            active_weights_.reserve(most);
+        }
     }
     const auto n = static_cast<std::size_t>(m.skeleton().num_joints());
     scale_deltas_.assign(n, Vec3{});
@@ -495,6 +621,42 @@ WearableApplyReport AppearanceState::apply_wearable(const Wearable& wearable) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Animated layer kernels (animated_morph_kernel.hpp): scalar and SSE2 here, AVX2 in its own file
+// ---------------------------------------------------------------------------------------------
+
+namespace animated_detail {
+
+void evaluate_scalar(const Args& a) { evaluate<ScalarLanes>(a); }
+
+#if defined(SLANIM_APPEARANCE_X86)
+namespace {
+struct Sse2Lanes {
+    using V = __m128;
+    static constexpr std::size_t W = 4;
+    static V load(const float* p) { return _mm_loadu_ps(p); }
+    static void store(float* p, V v) { _mm_storeu_ps(p, v); }
+    static V set1(float f) { return _mm_set1_ps(f); }
+    static V add(V a, V b) { return _mm_add_ps(a, b); }
+    static V sub(V a, V b) { return _mm_sub_ps(a, b); }
+    static V mul(V a, V b) { return _mm_mul_ps(a, b); }
+    static V div(V a, V b) { return _mm_div_ps(a, b); }
+    static V sqrt(V a) { return _mm_sqrt_ps(a); }
+    static V usable(V len2) {
+        return _mm_and_ps(_mm_cmpgt_ps(len2, _mm_setzero_ps()),
+                          _mm_cmplt_ps(len2, _mm_set1_ps(std::numeric_limits<float>::infinity())));
+    }
+    static V select(V ok, V a, V b) { return _mm_or_ps(_mm_and_ps(ok, a), _mm_andnot_ps(ok, b)); }
+    static bool all(V ok) { return _mm_movemask_ps(ok) == 0xF; }
+};
+}  // namespace
+void evaluate_sse2(const Args& a) { evaluate<Sse2Lanes>(a); }
+#else
+void evaluate_sse2(const Args& a) { evaluate_scalar(a); }
+#endif
+
+}  // namespace animated_detail
+
+// ---------------------------------------------------------------------------------------------
 // VisualParamUpdateJob
 // ---------------------------------------------------------------------------------------------
 
@@ -524,12 +686,15 @@ bool VisualParamUpdateJob::run() const {
             case VisualParamKind::Morph: {
                 for (const MorphBinding& b :
                      m.morph_bindings().subspan(info.morphs_first, info.morphs_count)) {
-                    const MorphTarget& t = m.meshes()[b.mesh].morphs[b.morph];
-                    apply_morph(t, d, s.meshes_[b.mesh]);
-                    if (stats) {
-                        ++stats->morphs_applied;
-                        stats->vertices_touched += t.vertices.size();
+                    const AppearanceMesh& mesh = m.meshes()[b.mesh];
+                    if (info.animated) {
+                        s.animated_[b.mesh].dirty = true;  // evaluated below, from the weights
+                    } else {
+                        const MorphTarget& t = mesh.morphs[b.morph];
+                        apply_morph(t, d, s.meshes_[b.mesh], mesh.animated, s.animated_[b.mesh]);
+                        if (stats) stats->vertices_touched += t.vertices.size();
                     }
+                    if (stats) ++stats->morphs_applied;
                 }
                 for (const VolumeBinding& v :
                      m.volume_bindings().subspan(info.volumes_first, info.volumes_count)) {
@@ -543,8 +708,9 @@ bool VisualParamUpdateJob::run() const {
                     if (stats) ++stats->skeletal_applied;
                 }
                 // `mLastWeight += delta_weight`: may differ from eff by rounding; the next run
-                // applies the remainder, as in the viewer.
-                s.last_[p] = last + d;
+                // applies the remainder, as in the viewer. Animated params are evaluated from
+                // the weight itself.
+                s.last_[p] = info.animated ? eff : last + d;
                 if (s.last_[p] != eff) settled = false;
                 break;
             }
@@ -576,8 +742,45 @@ bool VisualParamUpdateJob::run() const {
         }
         if (stats) ++stats->params_applied;
     }
+    for (std::size_t k = 0; k < s.animated_.size(); ++k)
+        if (s.animated_[k].dirty) {
+            const std::size_t slots = s.evaluate_animated(k);
+            if (stats) stats->vertices_touched += slots;
+        }
     s.dirty_ = !settled;
     return true;
+}
+
+std::size_t AppearanceState::evaluate_animated(std::size_t mesh) {
+    const AnimatedMorphSet& set = model_->meshes()[mesh].animated;
+    AnimatedShape& sh = animated_[mesh];
+    active_morphs_.clear();
+    active_weights_.clear();
+    for (std::size_t k = 0; k < set.morphs.size(); ++k) {
+        const float w = effective_weight(set.morphs[k].param);
+        sh.weights[k] = w;
+        if (w != 0.f) {
+            active_morphs_.push_back(set.morphs[k].deltas.data());
+            active_weights_.push_back(w);
+        }
+    }
+    animated_detail::Args args;
+    args.shape = sh.planes.data();
+    args.stride = set.stride;
+    args.slots = set.vertices.size();
+    args.vertices = set.vertices.data();
+    args.deltas = active_morphs_.data();
+    args.weights = active_weights_.data();
+    args.active = active_morphs_.size();
+    args.out = &meshes_[mesh];
+    const Isa isa = active_isa();
+    if (isa >= Isa::Avx2) animated_detail::evaluate_avx2(args);
+    else if (isa >= Isa::Sse2) animated_detail::evaluate_sse2(args);
+    else animated_detail::evaluate_scalar(args);
+    ++meshes_[mesh].revision;
+
+    sh.dirty = false;
+    return set.vertices.size();
 }
 
 }  // namespace slanim

@@ -9,7 +9,9 @@
 // `local_to_model`:
 //
 //     morph: hand motion, emotes, blink, then VisualParamUpdateJob (only changed params cost
-//            work; skeletal params also update the local and model pose)
+//            work; a hand-pose, emote or blink fade evaluates only the vertices those morphs
+//            move, from the current weights; skeletal params also update the local and model
+//            pose)
 //     skin:  SlSkinningJob on the morphed buffers with the avatar's model pose
 //
 // Avatars without an Appearance are skipped by a null check. Frames and units: SL avatar space

@@ -17,7 +17,10 @@
 // the avatar *settles* it: the entry's content is hashed and looked up; an entry with the same
 // bits found there is taken instead (the avatar's own goes back to the free list), otherwise
 // the avatar's entry is published for others to find. Meshes that change every frame (a hand
-// pose or emote fading) are never hashed while they change.
+// pose or emote fading) are never hashed while they change; sharing is per mesh, so the
+// avatar's other meshes keep their shared entries meanwhile, and since those morphs are
+// evaluated from the current weights (the visual params' animated layer, AnimatedMorphSet) a
+// mesh whose fade is over has its shape's bits again and settles onto the shared entry.
 //
 // Memory: an entry per distinct (mesh, content) in use, plus free entries kept for reuse (so
 // that a crowd whose poses come and go stops allocating once it has seen its largest number

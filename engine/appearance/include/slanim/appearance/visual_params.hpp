@@ -15,7 +15,9 @@
 //    accumulated per-joint scale/position deltas;
 //  * VisualParamUpdateJob — applies every param whose effective weight changed since it was
 //    last applied, in the viewer's differential form (`LLPolyMorphTarget::apply`,
-//    `LLPolySkeletalDistortion::apply`). Nothing changed → no work at all.
+//    `LLPolySkeletalDistortion::apply`), except the animated morphs (hand poses, emotes,
+//    blinks), which are evaluated from their current weights on the vertices they move (the
+//    mesh's AnimatedMorphSet). Nothing changed → no work at all.
 //
 // Frames and units: SL avatar space (X forward, Y left, Z up), metres; texture coordinates in
 // [0,1]; weights are unitless in each param's [min, max].
@@ -61,6 +63,35 @@ struct MorphTarget {
     std::vector<Vec2> texcoords;  ///< texture-coordinate deltas per unit weight
 };
 
+/// True for the morph params the viewer's procedural motions set every frame, matched by name
+/// (case-insensitive prefix): `Hands_*` (LLHandMotion's poses), `Express_*` (LLEmote's emotes and
+/// Express_Closed_Mouth), `Blink_*` (LLEyeMotion). AppearanceModel puts these in a mesh's
+/// animated layer (AnimatedMorphSet).
+bool is_animated_morph_name(std::string_view name);
+
+/// One animated morph of a mesh, its deltas dense over the mesh's AnimatedMorphSet slots (zero
+/// where the morph has no entry; binormal deltas sanitised like MorphTarget's where it has one).
+struct AnimatedMorph {
+    std::int32_t param = -1;  ///< ParamIndex of the param it belongs to
+    std::uint32_t morph = 0;  ///< index in the mesh's morphs
+    /// Per unit weight, 11 planes of AnimatedMorphSet::stride floats: coordinate x, y, z (metres),
+    /// normal x, y, z, binormal x, y, z, texture u, v.
+    std::vector<float> deltas;
+};
+
+/// The animated layer of one base mesh: the vertices some animated morph (is_animated_morph_name)
+/// moves, and those morphs in param order. The morph phase evaluates these vertices from their
+/// shape (every other param, applied differentially like the viewer) and the animated weights
+/// each time one of them changes (VisualParamUpdateJob), so their result depends on the current
+/// weights only, not on the fades that led there.
+struct AnimatedMorphSet {
+    std::vector<std::uint32_t> vertices;  ///< mesh vertex per slot, ascending
+    std::size_t stride = 0;               ///< floats per plane: the slots rounded up to 16
+    std::vector<std::int32_t> slot_of;    ///< per mesh vertex: its slot, or −1
+    std::vector<AnimatedMorph> morphs;    ///< ascending param index (the viewer's apply order)
+    [[nodiscard]] bool empty() const { return vertices.empty(); }
+};
+
 /// One base mesh of the model (a `<mesh>` with lod 0): the bind-pose data of its `.llm` file and
 /// its morph targets (file morphs in file order, then the physics clones).
 struct AppearanceMesh {
@@ -71,6 +102,7 @@ struct AppearanceMesh {
     std::vector<std::array<std::uint32_t, 3>> faces;
     std::vector<std::string> skin_joints;
     std::vector<MorphTarget> morphs;
+    AnimatedMorphSet animated;  ///< the animated layer (empty: no animated morph on this mesh)
 
     [[nodiscard]] std::size_t num_vertices() const { return coords.size(); }
     /// Morph target by exact name, or nullptr.
@@ -115,6 +147,8 @@ struct AppearanceParam {
     float min = 0.f, max = 1.f, default_weight = 0.f;
     Sex sex = Sex::Both;
     std::string wearable;  ///< "shape", "skin", …; empty when not part of a wearable
+    /// A morph param in its meshes' animated layers (is_animated_morph_name).
+    bool animated = false;
     // Ranges into the model's binding arrays.
     std::uint32_t morphs_first = 0, morphs_count = 0;
     std::uint32_t volumes_first = 0, volumes_count = 0;
@@ -182,6 +216,8 @@ public:
 
 private:
     AppearanceModel() = default;
+    /// The end of build(): the meshes' animated layers and the initial weights.
+    void finish_build();
     std::shared_ptr<const Skeleton> skeleton_;
     std::vector<AppearanceParam> params_;
     std::vector<AppearanceMesh> meshes_;
@@ -215,6 +251,17 @@ struct MeshBuffers {
     std::vector<Vec3> scaled_binormals;  ///< un-normalised accumulators
     /// Incremented each time a morph touches this mesh (consumers re-upload on change).
     std::uint64_t revision = 0;
+};
+
+/// Per avatar, the shape of one mesh's animated slots (AnimatedMorphSet): the slot vertices as
+/// every non-animated param left them, the base the animated morphs are evaluated on.
+struct AnimatedShape {
+    /// 17 planes of AnimatedMorphSet::stride floats: coordinate x, y, z, scaled normal x, y, z,
+    /// scaled binormal x, y, z, texture u, v, normal x, y, z, binormal x, y, z (MeshBuffers'
+    /// meanings).
+    std::vector<float> planes;
+    std::vector<float> weights;  ///< effective weight per AnimatedMorphSet::morphs entry, as evaluated
+    bool dirty = false;          ///< the slots need evaluating
 };
 
 /// Result of AppearanceState::apply_wearable.
@@ -277,9 +324,14 @@ public:
 private:
     friend struct VisualParamUpdateJob;
     void propagate(ParamIndex driver, int depth);
+    /// Evaluates mesh `mesh`'s animated slots into its buffers; returns the slot count.
+    std::size_t evaluate_animated(std::size_t mesh);
     std::shared_ptr<const AppearanceModel> model_;
     std::vector<float> weights_, last_;
     std::vector<MeshBuffers> meshes_;
+    std::vector<AnimatedShape> animated_;  // per model mesh (empty for meshes without a layer)
+    std::vector<const float*> active_morphs_;  // evaluation scratch (capacity kept)
+    std::vector<float> active_weights_;
     std::vector<Vec3> scale_deltas_, position_deltas_;
     Sex sex_ = Sex::Female;
     bool dirty_ = true;
@@ -290,19 +342,29 @@ private:
 struct VisualParamUpdateStats {
     int params_applied = 0;    ///< params whose effective weight changed
     int morphs_applied = 0;    ///< morph targets applied (one per mesh of a shared param)
-    std::size_t vertices_touched = 0;  ///< morph vertex entries processed
+    /// Morph vertex entries processed differentially, plus animated slots evaluated.
+    std::size_t vertices_touched = 0;
     int skeletal_applied = 0;  ///< skeletal params and volume morphs applied
 };
 
 /// `LLCharacter::updateVisualParams`: applies each param whose effective weight differs from
-/// its last applied weight, in param (id) order, with d = effective − last:
+/// its last applied weight, in param (id) order, with d = effective − last (animated morphs
+/// excepted, see the last point):
 ///  * morph: per morph vertex v: coords[v] += dCoord·d; scaledNormal[v] += dNormal·(d·0.65),
 ///    normal[v] = normalize(scaledNormal[v]); scaledBinormal[v] += dBinormal·(d·0.65),
 ///    tangent = scaledBinormal[v] × normal[v], binormal[v] = normalize(normal[v] × tangent);
 ///    texcoords[v] += dUV·d; each volume morph: scale += scale·d, position += pos·d;
 ///  * skeleton: each bound joint's local scale += d·scaleDelta (collision-volume children by
 ///    their pre-multiplied delta), each offset bone's local position += w·offset − last·offset;
-///  * driver, colour and alpha params: nothing to apply (drivers propagate in set_weight).
+///  * driver, colour and alpha params: nothing to apply (drivers propagate in set_weight);
+///  * animated morphs (AppearanceParam::animated): their volume morphs as above; their mesh
+///    entries are not applied differentially: after the loop, each mesh whose animated weights
+///    or whose shape under the animated slots changed has its AnimatedMorphSet slots evaluated
+///    from the current weights: coords = shape + Σ dCoord·w, accumulators = shape + Σ Δ·(w·0.65),
+///    texcoords = shape + Σ dUV·w over the morphs with w ≠ 0 in ascending param order, then
+///    normal and binormal as above (the shape's where degenerate); no morph on → the shape.
+///    The result depends on the current weights only (bit-identical to a fresh avatar's, on every
+///    instruction set), and equals the differential sum up to float rounding.
 /// A normal or binormal whose accumulator has zero length keeps its previous value (the viewer
 /// would produce NaN). When `pose` is given (non-empty spans, ≥ the skeleton's joints), the same
 /// joint changes are added to it, like the viewer mutating its joints. Returns immediately
