@@ -27,6 +27,7 @@ cleanup() {
 trap cleanup EXIT
 cp -r "$WEB"/. "$SITE"/
 cp "$ANIM" "$SITE/DANCE1.anim"
+[[ -f "$SITE/index.html" ]] || echo '<a href="bench.html">bench</a>' > "$SITE/index.html"  # serve needs one
 exec 3< <(build/tools/slanim serve --port 0 --dir "$SITE")
 SERVE_PID=$!
 read -r URL <&3
