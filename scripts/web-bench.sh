@@ -2,7 +2,8 @@
 # The browser benchmark (docs/web.md, "Size and speed"), not part of CI: serves the built page
 # (scripts/build-web.sh) with `slanim serve`, runs tools/web/bench.html in headless Chromium
 # (Debian's chromium, driven by playwright-core pinned in tools/web/bench/package.json) and the
-# same C calls natively (build/benchmarks/slanim_bench_capi, BM_CApi_Phases_Dance100), then
+# same C calls natively (build/benchmarks/slanim_bench_capi, BM_CApi_StepLoop_Dance100 and
+# BM_CApi_Phases_Dance100: DANCE1 made to loop), then
 # prints both: µs per avatar and step of sampling, blend and local-to-model, the whole step of
 # 100 avatars, the wasm/native ratios, and slanim.wasm's size (raw and gzip -9).
 # Needs: build-web/web (scripts/build-web.sh), build/tools/slanim and
@@ -35,14 +36,14 @@ read -r URL <&3
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "slanim.wasm: $(stat -c %s "$WEB/slanim.wasm") bytes, gzip -9: $(gzip -9 < "$WEB/slanim.wasm" | wc -c) bytes"
 WASM_JSON="$(node tools/web/bench/run.mjs "${URL}bench.html?seconds=${SECONDS_PER_RUN}")"
-NATIVE_JSON="$(build/benchmarks/slanim_bench_capi --benchmark_filter='BM_CApi_(Step|Phases)_Dance100' \
+NATIVE_JSON="$(build/benchmarks/slanim_bench_capi --benchmark_filter='BM_CApi_(StepLoop|Phases)_Dance100' \
   --benchmark_min_time="${SECONDS_PER_RUN}" --benchmark_format=json 2>/dev/null)"
 python3 - "$WASM_JSON" "$NATIVE_JSON" <<'PY'
 import json, sys
 wasm = json.loads(sys.argv[1])
 benchmarks = {b["name"]: b for b in json.loads(sys.argv[2])["benchmarks"]}
 native = benchmarks["BM_CApi_Phases_Dance100"]
-native_step = benchmarks["BM_CApi_Step_Dance100"]
+native_step = benchmarks["BM_CApi_StepLoop_Dance100"]
 if "error" in wasm:
     sys.exit("web-bench: the page failed: " + wasm["error"])
 print(f"browser: {wasm['userAgent']}")
