@@ -30,12 +30,24 @@ std::vector<std::uint8_t> dance() {
     return b ? std::move(*b) : std::vector<std::uint8_t>{};
 }
 
+/// DANCE1 made to loop as `slanim edit --loop` does, so that the avatars keep playing however
+/// many steps a benchmark takes (DANCE1 ends after 3.07 s, 92 steps at 30 Hz).
+std::vector<std::uint8_t> looping(const std::vector<std::uint8_t>& bytes) {
+    std::size_t needed = 0;
+    std::vector<std::uint8_t> out(bytes.size() + 4096);
+    if (bytes.empty() || slanim_anim_edit(bytes.data(), bytes.size(), "--loop", nullptr, out.data(), out.size(),
+                                          &needed) != SLANIM_OK)
+        return {};
+    out.resize(needed);
+    return out;
+}
+
 struct CWorld {
     slanim_world* world = nullptr;
     std::vector<slanim_avatar> avatars;
     bool ok = false;
-    CWorld() {
-        const auto bytes = dance();
+    explicit CWorld(bool loop = false) {
+        const auto bytes = loop ? looping(dance()) : dance();
         slanim_skeleton* s = nullptr;
         if (bytes.empty() || slanim_world_create(1, &world) != SLANIM_OK || slanim_skeleton_default(&s) != SLANIM_OK ||
             slanim_world_load_motion(world, kId, bytes.data(), bytes.size()) != SLANIM_OK)
@@ -84,6 +96,42 @@ void BM_CApi_Step_Dance100(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations() * kAvatars);
 }
 BENCHMARK(BM_CApi_Step_Dance100)->Unit(benchmark::kMicrosecond);
+
+// The native figures scripts/web-bench.sh sets against the browser's (tools/web/bench.html
+// runs these sequences of C calls in slanim.wasm): DANCE1 looping (so every step samples and
+// blends), the whole step, then with the world's per-system timing on (slanim_world_profile):
+// µs per avatar and step of each system.
+void BM_CApi_StepLoop_Dance100(benchmark::State& state) {
+    CWorld w(true);
+    if (!w.ok) return state.SkipWithError("../shared/anims/linden/DANCE1.anim is absent");
+    for (auto _ : state) benchmark::DoNotOptimize(slanim_world_step(w.world, 1.f / 30.f));
+    state.SetItemsProcessed(state.iterations() * kAvatars);
+}
+BENCHMARK(BM_CApi_StepLoop_Dance100)->Unit(benchmark::kMicrosecond);
+
+void BM_CApi_Phases_Dance100(benchmark::State& state) {
+    CWorld w(true);
+    if (!w.ok) return state.SkipWithError("../shared/anims/linden/DANCE1.anim is absent");
+    slanim_world_set_profiling(w.world, 1);
+    std::size_t needed = 0;
+    std::string text(1 << 14, '\0');
+    slanim_world_profile(w.world, 1, text.data(), text.size(), &needed);
+    for (auto _ : state) benchmark::DoNotOptimize(slanim_world_step(w.world, 1.f / 30.f));
+    if (slanim_world_profile(w.world, 0, text.data(), text.size(), &needed) != SLANIM_OK)
+        return state.SkipWithError(slanim_last_error());
+    text.resize(needed - 1);
+    // "NAME SECONDS CALLS" lines
+    for (std::size_t b = 0; b < text.size();) {
+        const std::size_t e = text.find('\n', b);
+        const std::string line = text.substr(b, e - b);
+        b = e + 1;
+        const std::size_t s1 = line.find(' ');
+        const double seconds = std::stod(line.substr(s1 + 1));
+        state.counters[line.substr(0, s1)] = seconds * 1e6 / static_cast<double>(state.iterations() * kAvatars);
+    }
+    state.SetItemsProcessed(state.iterations() * kAvatars);
+}
+BENCHMARK(BM_CApi_Phases_Dance100)->Unit(benchmark::kMicrosecond);
 
 void BM_World_Step_Dance100(benchmark::State& state) {
     CppWorld w;
