@@ -245,6 +245,7 @@ void PoseBlender::blend_and_apply(const LocalPose& pose) {
             args.joints = joints;
             args.positions = pose.positions.data();
             args.rotations = pose.rotations.data();
+            args.scratch = aligned_scratch();
             if (isa == Isa::Avx512) blend_detail::avx512::fold_layers(args);
             else if (isa == Isa::Avx2) blend_detail::avx2::fold_layers(args);
             else blend_detail::sse2::fold_layers(args);
@@ -263,7 +264,7 @@ void PoseBlender::blend_and_apply(const LocalPose& pose) {
         args.joints = joints;
         args.positions = pose.positions.data();
         args.rotations = pose.rotations.data();
-        args.scratch = fold_scratch_.data() + (64 - reinterpret_cast<std::uintptr_t>(fold_scratch_.data()) % 64) % 64;
+        args.scratch = aligned_scratch();
         if (isa == Isa::Avx512) blend_detail::avx512::fold_masked(args);
         else if (isa == Isa::Avx2) blend_detail::avx2::fold_slots(args);
         else blend_detail::sse2::fold_slots(args);
