@@ -220,10 +220,7 @@ private:
     std::array<BlendLayer, kMaxDeferred> deferred_{};  // recorded layers (add_layer)
     int num_deferred_ = 0;
     bool deferred_slots_ = false;  // a recorded layer is additive or has scales: slots needed
-    std::vector<std::byte> fold_scratch_;  // the folds' running blends (blend_avx512.cpp, blend_lanes.hpp)
-    [[nodiscard]] std::byte* aligned_scratch() {  // fold_scratch_ from its first 64-byte boundary
-        return fold_scratch_.data() + (64 - reinterpret_cast<std::uintptr_t>(fold_scratch_.data()) % 64) % 64;
-    }
+    std::vector<std::byte> fold_scratch_;  // the AVX-512 fold's running blends (blend_avx512.cpp)
 };
 
 }  // namespace slanim
