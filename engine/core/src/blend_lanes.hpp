@@ -364,17 +364,18 @@ SLANIM_LANES_INLINE unsigned usage_lanes(const State& s, F live, unsigned live_b
 
 // A state's positions on the lanes `cb` of a blend already holding one: the capacity-limited
 // sum and lerp(state, blend, sum / nw).
-SLANIM_LANES_INLINE void continue_positions(Chunk& b, const State& s, unsigned cb) {
-    const F nw = capped_sum(s.w, b.sum_pos);
-    const F u = ratio(cb, b.sum_pos, nw);
+// (nw and u: the capped sum and sum / nw, when the caller has them.)
+SLANIM_LANES_INLINE void continue_positions(Chunk& b, const State& s, unsigned cb, F nw, F u) {
     for (int c = 0; c < 3; ++c) b.p[c] = pick(cb, add(s.p[c], mul(sub(b.p[c], s.p[c]), u)), b.p[c]);
     b.sum_pos = pick(cb, nw, b.sum_pos);
 }
+SLANIM_LANES_INLINE void continue_positions(Chunk& b, const State& s, unsigned cb) {
+    const F nw = capped_sum(s.w, b.sum_pos);
+    continue_positions(b, s, cb, nw, ratio(cb, b.sum_pos, nw));
+}
 // A state's rotations on the lanes `cb` of a blend already holding one: ll_nlerp(sum / nw,
 // state, blend) (ll_slerp in lanes of opposite hemispheres).
-SLANIM_LANES_INLINE void continue_rotations(Chunk& b, const State& s, unsigned cb) {
-    const F nw = capped_sum(s.w, b.sum_rot);
-    const F t = ratio(cb, b.sum_rot, nw);
+SLANIM_LANES_INLINE void continue_rotations(Chunk& b, const State& s, unsigned cb, F nw, F t) {
     F l[4];
     nlerp(cb, t, b.r, s.r, l);
     const F d = add(add(add(mul(s.r[0], b.r[0]), mul(s.r[1], b.r[1])), mul(s.r[2], b.r[2])), mul(s.r[3], b.r[3]));
@@ -387,6 +388,10 @@ SLANIM_LANES_INLINE void continue_rotations(Chunk& b, const State& s, unsigned c
     }
     for (int c = 0; c < 4; ++c) b.r[c] = pick(cb, l[c], b.r[c]);
     b.sum_rot = pick(cb, nw, b.sum_rot);
+}
+SLANIM_LANES_INLINE void continue_rotations(Chunk& b, const State& s, unsigned cb) {
+    const F nw = capped_sum(s.w, b.sum_rot);
+    continue_rotations(b, s, cb, nw, ratio(cb, b.sum_rot, nw));
 }
 
 SLANIM_LANES_INLINE void fold_state(Chunk& b, const State& s) {
@@ -741,8 +746,16 @@ SLANIM_LANES_INLINE void fold_dense(const LayerFoldArgs& a, const Present& x, st
     }
     load_acc(acc, cb, b);
     if (cb.has_pos == kAllLanes && cb.has_rot == kAllLanes) {  // continuing on every lane
-        continue_positions(b, s, kAllLanes);
-        continue_rotations(b, s, kAllLanes);
+        if (bits(i_eq(b.sum_pos, b.sum_rot)) == kAllLanes) {
+            // The two sums have the same bits (dense layers so far: the usual case), so the
+            // capped sum and its ratio are the same for both: computed once.
+            const F nw = capped_sum(s.w, b.sum_pos), t = ratio(kAllLanes, b.sum_pos, nw);
+            continue_positions(b, s, kAllLanes, nw, t);
+            continue_rotations(b, s, kAllLanes, nw, t);
+        } else {
+            continue_positions(b, s, kAllLanes);
+            continue_rotations(b, s, kAllLanes);
+        }
     } else {
         s.lanes = set1_bits(-1);
         s.w1_known = true, s.w1 = layer.weight;
