@@ -766,6 +766,64 @@ SLANIM_LANES_INLINE void fold_dense(const LayerFoldArgs& a, const Present& x, st
     store_acc(b, acc, cb);
 }
 
+// A dense layer's states (x.m = kAllLanes, rotations and positions, weight not 0) into a blend b
+// that holds a rotation and a position on every lane, or is started by them (`first`).
+SLANIM_LANES_INLINE void fold_dense_regs(const Present& x, Chunk& b, bool first) {
+    const BlendLayer& layer = *x.layer;
+    State s;
+    quats_in(layer.rotations + x.first, s.r);
+    vec3s_in(layer.positions + x.first, s.p);
+    s.w = set1(layer.weight);
+    if (first) {
+        for (int c = 0; c < 4; ++c) b.r[c] = s.r[c];
+        for (int c = 0; c < 3; ++c) b.p[c] = s.p[c];
+        b.sum_pos = b.sum_rot = s.w;
+        b.has_pos = b.has_rot = kAllLanes;
+    } else if (bits(i_eq(b.sum_pos, b.sum_rot)) == kAllLanes) {  // fold_dense's continuing case
+        const F nw = capped_sum(s.w, b.sum_pos), t = ratio(kAllLanes, b.sum_pos, nw);
+        continue_positions(b, s, kAllLanes, nw, t);
+        continue_rotations(b, s, kAllLanes, nw, t);
+    } else {
+        continue_positions(b, s, kAllLanes);
+        continue_rotations(b, s, kAllLanes);
+    }
+}
+
+// Two dense live layers x1 then x2 on a full chunk whose blend is not started, has no state yet,
+// or holds a rotation and a position on every lane: both folded with the blend in registers
+// (one trip through the scratch instead of two). Else fold_dense twice.
+SLANIM_LANES_INLINE void fold_dense_pair(const LayerFoldArgs& a, const Present& x1, const Present& x2, std::size_t j0,
+                                         ChunkAcc& acc, ChunkBits& cb) {
+    const bool first = !cb.started || (cb.has_pos == 0 && cb.has_rot == 0);
+    if (!first && !(cb.has_pos == kAllLanes && cb.has_rot == kAllLanes)) {
+        fold_dense(a, x1, j0, acc, cb);
+        fold_dense(a, x2, j0, acc, cb);
+        return;
+    }
+    Chunk b;
+    b.lanes = W;
+    if (!first) load_acc(acc, cb, b);
+    fold_dense_regs(x1, b, first);
+    fold_dense_regs(x2, b, false);
+    store_acc(b, acc, cb);
+    cb.started = 1;
+    cb.blended = static_cast<std::uint8_t>(kAllLanes);
+}
+
+// Whether layers x and y can be folded in pairs (fold_dense_pair): both live with rotations and
+// positions, their tracks on the same joints with both components in the same blocks.
+inline bool dense_pair(const BlendLayer& x, const BlendLayer& y) {
+    if (x.weight == 0.f || y.weight == 0.f || !x.rotations || !x.positions || !y.rotations || !y.positions) return false;
+    const std::vector<LayerBlock>& bx = x.shape->blocks;
+    const std::vector<LayerBlock>& by = y.shape->blocks;
+    if (bx.size() != by.size()) return false;
+    for (std::size_t k = 0; k < bx.size(); ++k)
+        if (bx[k].block != by[k].block || bx[k].mask != by[k].mask ||
+            (bx[k].usage_all & (kUsageRot | kUsagePos)) != (by[k].usage_all & (kUsageRot | kUsagePos)))
+            return false;
+    return true;
+}
+
 // One layer's states on the lanes x.m of the chunk at j0 (track x.first the lowest) folded into
 // the chunk's running blend; the blend is started on its first layer (the pose read unless this
 // layer gives every lane a live rotation and position).
@@ -802,19 +860,33 @@ inline void fold_by_layer(const LayerFoldArgs& a, const BlendLayer* const* order
     std::memset(static_cast<void*>(cbits), 0, chunks * sizeof(ChunkBits));
     for (int i = 0; i < n; ++i) {
         const BlendLayer& layer = *order[i];
-        for (const LayerBlock& lb : layer.shape->blocks) {
+        // The next layer on the same joints too (dense motions): each chunk folds both at once.
+        const BlendLayer* next = i + 1 < n && dense_pair(layer, *order[i + 1]) ? order[i + 1] : nullptr;
+        const std::vector<LayerBlock>& blocks = layer.shape->blocks;
+        for (std::size_t k = 0; k < blocks.size(); ++k) {
+            const LayerBlock& lb = blocks[k];
             const std::size_t block_j0 = std::size_t{lb.block} * 16;
             if (block_j0 >= a.joints) break;
             const std::size_t left = a.joints - block_j0;
             unsigned mask = left >= 16 ? lb.mask : lb.mask & ((1u << left) - 1u);
             std::size_t first = lb.first;
+            const LayerBlock* lb2 = next ? &next->shape->blocks[k] : nullptr;
+            const bool dense = (lb.usage_all & (kUsageRot | kUsagePos)) == (kUsageRot | kUsagePos);
             for (std::size_t j0 = block_j0; mask; j0 += W, mask >>= W) {
                 const unsigned m = mask & kAllLanes;
                 if (!m) continue;
-                fold_layer_chunk(a, Present{&layer, &lb, m, first}, j0, acc[j0 / W], cbits[j0 / W]);
+                const Present x{&layer, &lb, m, first};
+                if (lb2) {
+                    const Present y{next, lb2, m, lb2->first + (first - lb.first)};
+                    if (m == kAllLanes && dense) fold_dense_pair(a, x, y, j0, acc[j0 / W], cbits[j0 / W]);
+                    else fold_layer_chunk(a, x, j0, acc[j0 / W], cbits[j0 / W]), fold_layer_chunk(a, y, j0, acc[j0 / W], cbits[j0 / W]);
+                } else {
+                    fold_layer_chunk(a, x, j0, acc[j0 / W], cbits[j0 / W]);
+                }
                 first += static_cast<std::size_t>(__builtin_popcount(m));
             }
         }
+        if (next) ++i;
     }
     for (std::size_t c = 0; c < chunks; ++c) {
         if (!cbits[c].started) continue;
