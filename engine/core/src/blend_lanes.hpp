@@ -853,6 +853,37 @@ SLANIM_LANES_INLINE void fold_layer_chunk(const LayerFoldArgs& a, const Present&
 // The fold layer by layer of `n` layers in slot order (layers_in_slot_order), then every started
 // chunk written to the pose (its lanes without a state keep the pose's bits: their running
 // blend is the pose as read).
+// Two consecutive layers on the same joints (dense_pair), block by block: full dense chunks fold
+// both at once, the others one after the other.
+inline void fold_layer_pair(const LayerFoldArgs& a, const BlendLayer& layer, const BlendLayer& next, ChunkAcc* acc,
+                            ChunkBits* cbits) {
+    const LayerBlock* const blocks = layer.shape->blocks.data();
+    const LayerBlock* const next_blocks = next.shape->blocks.data();
+    const std::size_t num_blocks = layer.shape->blocks.size();
+    for (std::size_t k = 0; k < num_blocks; ++k) {
+        const LayerBlock& lb = blocks[k];
+        const LayerBlock& lb2 = next_blocks[k];
+        const std::size_t block_j0 = std::size_t{lb.block} * 16;
+        if (block_j0 >= a.joints) break;
+        const std::size_t left = a.joints - block_j0;
+        unsigned mask = left >= 16 ? lb.mask : lb.mask & ((1u << left) - 1u);
+        std::size_t first = lb.first;
+        const bool dense = (lb.usage_all & (kUsageRot | kUsagePos)) == (kUsageRot | kUsagePos);
+        for (std::size_t j0 = block_j0; mask; j0 += W, mask >>= W) {
+            const unsigned m = mask & kAllLanes;
+            if (!m) continue;
+            const Present x{&layer, &lb, m, first}, y{&next, &lb2, m, lb2.first + (first - lb.first)};
+            if (m == kAllLanes && dense) {
+                fold_dense_pair(a, x, y, j0, acc[j0 / W], cbits[j0 / W]);
+            } else {
+                fold_layer_chunk(a, x, j0, acc[j0 / W], cbits[j0 / W]);
+                fold_layer_chunk(a, y, j0, acc[j0 / W], cbits[j0 / W]);
+            }
+            first += static_cast<std::size_t>(__builtin_popcount(m));
+        }
+    }
+}
+
 inline void fold_by_layer(const LayerFoldArgs& a, const BlendLayer* const* order, int n) {
     const std::size_t chunks = (a.joints + W - 1) / W;
     auto* acc = static_cast<ChunkAcc*>(a.scratch);
@@ -860,33 +891,24 @@ inline void fold_by_layer(const LayerFoldArgs& a, const BlendLayer* const* order
     std::memset(static_cast<void*>(cbits), 0, chunks * sizeof(ChunkBits));
     for (int i = 0; i < n; ++i) {
         const BlendLayer& layer = *order[i];
-        // The next layer on the same joints too (dense motions): each chunk folds both at once.
-        const BlendLayer* next = i + 1 < n && dense_pair(layer, *order[i + 1]) ? order[i + 1] : nullptr;
-        const std::vector<LayerBlock>& blocks = layer.shape->blocks;
-        for (std::size_t k = 0; k < blocks.size(); ++k) {
-            const LayerBlock& lb = blocks[k];
+        if (i + 1 < n && dense_pair(layer, *order[i + 1])) {  // the next layer on the same joints too
+            fold_layer_pair(a, layer, *order[i + 1], acc, cbits);
+            ++i;
+            continue;
+        }
+        for (const LayerBlock& lb : layer.shape->blocks) {
             const std::size_t block_j0 = std::size_t{lb.block} * 16;
             if (block_j0 >= a.joints) break;
             const std::size_t left = a.joints - block_j0;
             unsigned mask = left >= 16 ? lb.mask : lb.mask & ((1u << left) - 1u);
             std::size_t first = lb.first;
-            const LayerBlock* lb2 = next ? &next->shape->blocks[k] : nullptr;
-            const bool dense = (lb.usage_all & (kUsageRot | kUsagePos)) == (kUsageRot | kUsagePos);
             for (std::size_t j0 = block_j0; mask; j0 += W, mask >>= W) {
                 const unsigned m = mask & kAllLanes;
                 if (!m) continue;
-                const Present x{&layer, &lb, m, first};
-                if (lb2) {
-                    const Present y{next, lb2, m, lb2->first + (first - lb.first)};
-                    if (m == kAllLanes && dense) fold_dense_pair(a, x, y, j0, acc[j0 / W], cbits[j0 / W]);
-                    else fold_layer_chunk(a, x, j0, acc[j0 / W], cbits[j0 / W]), fold_layer_chunk(a, y, j0, acc[j0 / W], cbits[j0 / W]);
-                } else {
-                    fold_layer_chunk(a, x, j0, acc[j0 / W], cbits[j0 / W]);
-                }
+                fold_layer_chunk(a, Present{&layer, &lb, m, first}, j0, acc[j0 / W], cbits[j0 / W]);
                 first += static_cast<std::size_t>(__builtin_popcount(m));
             }
         }
-        if (next) ++i;
     }
     for (std::size_t c = 0; c < chunks; ++c) {
         if (!cbits[c].started) continue;
