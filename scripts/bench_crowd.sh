@@ -2,27 +2,44 @@
 # The crowd benchmarks with the figures docs/runtime-threading.md reports, settled and churn
 # crowds (BM_Crowd/.../churn:0 and churn:1): medians of repetitions, ratios within the same run
 # (2 threads against 1, slanim against the viewer-style baseline), the load average before and
-# after.
+# after, once per instruction set.
 #
-#   scripts/bench_crowd.sh [REPETITIONS [FILTER]]   (default 5 and every benchmark; builds
-#                                                   build/ in Release first)
+#   [ISAS="avx512 avx2 sse2"] scripts/bench_crowd.sh [REPETITIONS [FILTER]]
 #
-# Writes the raw JSON to build/bench_crowd.json and prints a Markdown table.
+# REPETITIONS defaults to 5, FILTER to every benchmark; builds build/ in Release first. ISAS
+# lists the instruction sets to run the kernels on (each run sets SLANIM_ISA, see
+# docs/runtime-threading.md "Instruction sets"; "default" runs without the override, the
+# CPU's best); by default every one of avx512, avx2, sse2 the CPU has. Writes the raw JSON to
+# build/bench_crowd.ISA.json and prints a Markdown section per instruction set, with the command
+# that produced it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPS="${1:-5}"
 FILTER="${2:-.}"
-[[ "$REPS" =~ ^[1-9][0-9]*$ ]] || { echo "usage: scripts/bench_crowd.sh [REPETITIONS [FILTER]]" >&2; exit 2; }
+[[ "$REPS" =~ ^[1-9][0-9]*$ ]] || { echo "usage: [ISAS=...] scripts/bench_crowd.sh [REPETITIONS [FILTER]]" >&2; exit 2; }
 scripts/configure.sh build >/dev/null
 cmake --build build --parallel 2 --target slanim_bench_crowd >/dev/null
+if [[ -z "${ISAS:-}" ]]; then  # every instruction set the CPU has (the flags /proc/cpuinfo lists)
+  ISAS=""
+  grep -qw avx512f /proc/cpuinfo && grep -qw avx512bw /proc/cpuinfo && ISAS+="avx512 "
+  grep -qw avx2 /proc/cpuinfo && ISAS+="avx2 "
+  ISAS+="sse2"
+fi
+for isa in $ISAS; do
+json="build/bench_crowd.$isa.json"
+cmd=(build/benchmarks/slanim_bench_crowd --benchmark_filter="$FILTER" --benchmark_repetitions="$REPS"
+     --benchmark_report_aggregates_only=true --benchmark_min_time=0.2 --benchmark_format=json --benchmark_out="$json")
 before=$(cut -d' ' -f1-3 /proc/loadavg)
-build/benchmarks/slanim_bench_crowd --benchmark_filter="$FILTER" --benchmark_repetitions="$REPS" --benchmark_report_aggregates_only=true \
-  --benchmark_min_time=0.2 --benchmark_format=json --benchmark_out=build/bench_crowd.json >/dev/null
+if [[ "$isa" == default ]]; then "${cmd[@]}" >/dev/null; else SLANIM_ISA="$isa" "${cmd[@]}" >/dev/null; fi
 after=$(cut -d' ' -f1-3 /proc/loadavg)
-python3 - "$before" "$after" "$REPS" <<'PY'
+echo "### Instruction set: $isa"
+echo
+echo "    $([[ "$isa" == default ]] || echo "SLANIM_ISA=$isa ")build/benchmarks/slanim_bench_crowd --benchmark_filter='$FILTER' --benchmark_repetitions=$REPS --benchmark_report_aggregates_only=true --benchmark_min_time=0.2"
+echo
+python3 - "$before" "$after" "$REPS" "$json" <<'PY'
 import json, sys
-before, after, reps = sys.argv[1:4]
-data = json.load(open("build/bench_crowd.json"))
+before, after, reps, path = sys.argv[1:5]
+data = json.load(open(path))
 med = {}
 for b in data["benchmarks"]:  # medians, or the single run when REPETITIONS is 1
     if b.get("aggregate_name") == "median" or (reps == "1" and b.get("run_type") == "iteration"):
@@ -69,3 +86,5 @@ for k in ("BM_Blend4x214/slanim_layers", "BM_Blend4x214/slanim_states", "BM_Loca
     b = med.get(k)
     if b: print(f"{k}: {b['cpu_time']:.0f} {b['time_unit']} (CPU)")
 PY
+echo
+done

@@ -23,6 +23,11 @@ constexpr std::size_t kBlock = 16;  // joints per block of the vector folds (ble
 
 static_assert(kUsagePos == 1 && kUsageRot == 2 && kUsageScale == 4, "PoseBlender::store tests these bits");
 
+// The fold scratch from its first 64-byte boundary (PoseBlender::resize leaves 64 bytes spare).
+[[maybe_unused]] std::byte* aligned_scratch(std::vector<std::byte>& scratch) {
+    return scratch.data() + (64 - reinterpret_cast<std::uintptr_t>(scratch.data()) % 64) % 64;
+}
+
 }  // namespace
 
 void PoseBlender::resize(int n) {
@@ -245,6 +250,7 @@ void PoseBlender::blend_and_apply(const LocalPose& pose) {
             args.joints = joints;
             args.positions = pose.positions.data();
             args.rotations = pose.rotations.data();
+            args.scratch = aligned_scratch(fold_scratch_);
             if (isa == Isa::Avx512) blend_detail::avx512::fold_layers(args);
             else if (isa == Isa::Avx2) blend_detail::avx2::fold_layers(args);
             else blend_detail::sse2::fold_layers(args);
@@ -263,7 +269,7 @@ void PoseBlender::blend_and_apply(const LocalPose& pose) {
         args.joints = joints;
         args.positions = pose.positions.data();
         args.rotations = pose.rotations.data();
-        args.scratch = fold_scratch_.data() + (64 - reinterpret_cast<std::uintptr_t>(fold_scratch_.data()) % 64) % 64;
+        args.scratch = aligned_scratch(fold_scratch_);
         if (isa == Isa::Avx512) blend_detail::avx512::fold_masked(args);
         else if (isa == Isa::Avx2) blend_detail::avx2::fold_slots(args);
         else blend_detail::sse2::fold_slots(args);

@@ -50,6 +50,9 @@ struct LayerFoldArgs {
     std::size_t joints = 0;              // joints to visit (≤ the blender's, ≤ pose size)
     Vec3* positions = nullptr;
     Quat* rotations = nullptr;
+    // The running blends of the AVX2 and SSE2 folds layer by layer: kFoldBlockBytes per 16
+    // joints, 64-byte aligned (FoldArgs::scratch's room).
+    void* scratch = nullptr;
 };
 
 // The kernels, per instruction set (x86-64 GCC/Clang builds; blend.cpp picks by active_isa()).

@@ -31,6 +31,22 @@ namespace slanim::blend_detail::SLANIM_BLEND_LANES_NS {
 #define SLANIM_LANES_INLINE __attribute__((always_inline)) inline
 
 // ---- The lane operations of the instruction set ---------------------------------------------
+// The first k (clamped to [0, 4]) of the four floats at p, the others zero; only those k are
+// read (the partial chunk at an array's end: no store to a temporary, no memcpy).
+inline __m128 load4(const float* p, std::ptrdiff_t k) {
+    if (k >= 4) return _mm_loadu_ps(p);
+    if (k == 3) return _mm_movelh_ps(_mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(p))), _mm_load_ss(p + 2));
+    if (k == 2) return _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(p)));
+    if (k == 1) return _mm_load_ss(p);
+    return _mm_setzero_ps();
+}
+// The first k (clamped to [0, 4]) floats of v to p; only those k are written.
+inline void store4(float* p, std::ptrdiff_t k, __m128 v) {
+    if (k >= 4) return _mm_storeu_ps(p, v);
+    if (k >= 2) _mm_storel_pi(reinterpret_cast<__m64*>(p), v);
+    if (k == 3) _mm_store_ss(p + 2, _mm_movehl_ps(v, v));
+    if (k == 1) _mm_store_ss(p, v);
+}
 #if defined(__AVX2__)
 constexpr int W = 8;  // lanes: joints per chunk
 using F = __m256;     // W floats, or W lane masks (all bits set: lane on)
@@ -74,12 +90,14 @@ inline F lane_mask(unsigned m) {
 }
 // Groups of four floats for the AoS transposes: the group at `lo` in lanes 0-3, the one at
 // `lo + hi` in lanes 4-7 (each 128-bit half is transposed alike).
-inline F load_groups(const float* lo, std::size_t hi) {
-    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(lo)), _mm_loadu_ps(lo + hi), 1);
+// `left`: the floats readable (or writable) from lo (load4, store4).
+inline F load_groups(const float* lo, std::size_t hi, std::ptrdiff_t left) {
+    const auto h = static_cast<std::ptrdiff_t>(hi);
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(load4(lo, left)), load4(lo + hi, left - h), 1);
 }
-inline void store_groups(float* lo, std::size_t hi, F v) {
-    _mm_storeu_ps(lo, _mm256_castps256_ps128(v));
-    _mm_storeu_ps(lo + hi, _mm256_extractf128_ps(v, 1));
+inline void store_groups(float* lo, std::size_t hi, std::ptrdiff_t left, F v) {
+    store4(lo, left, _mm256_castps256_ps128(v));
+    store4(lo + hi, left - static_cast<std::ptrdiff_t>(hi), _mm256_extractf128_ps(v, 1));
 }
 inline F unpacklo(F a, F b) { return _mm256_unpacklo_ps(a, b); }
 inline F unpackhi(F a, F b) { return _mm256_unpackhi_ps(a, b); }
@@ -149,8 +167,8 @@ inline F lane_mask(unsigned m) {
     const __m128i bit = _mm_setr_epi32(1, 2, 4, 8);
     return as_f(_mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32(static_cast<int>(m)), bit), bit));
 }
-inline F load_groups(const float* lo, std::size_t) { return _mm_loadu_ps(lo); }
-inline void store_groups(float* lo, std::size_t, F v) { _mm_storeu_ps(lo, v); }
+inline F load_groups(const float* lo, std::size_t, std::ptrdiff_t left) { return load4(lo, left); }
+inline void store_groups(float* lo, std::size_t, std::ptrdiff_t left, F v) { store4(lo, left, v); }
 inline F unpacklo(F a, F b) { return _mm_unpacklo_ps(a, b); }
 inline F unpackhi(F a, F b) { return _mm_unpackhi_ps(a, b); }
 template <int Imm>
@@ -193,76 +211,68 @@ inline unsigned first_lanes(int n) { return n >= W ? kAllLanes : (1u << n) - 1u;
 // Floats per 128-bit half of a register in the group loads: 4 quaternions or 4 Vec3.
 constexpr std::size_t kQuatHalf = 16, kVec3Half = 12;
 
-// W quaternions at q (all readable) into x, y, z, w lanes.
-inline void quats_in(const Quat* q, F (&out)[4]) {
+// n ≤ W quaternions at q into x, y, z, w lanes (lanes ≥ n zero; only n read).
+inline void quats_in(const Quat* q, F (&out)[4], int n = W) {
     const float* f = &q->x;
     F a[4];
-    for (int k = 0; k < 4; ++k) a[k] = load_groups(f + 4 * k, kQuatHalf);  // quaternion k (and 4 + k)
+    for (int k = 0; k < 4; ++k) a[k] = load_groups(f + 4 * k, kQuatHalf, 4 * (n - k));  // quaternion k (and 4 + k)
     const F t0 = unpacklo(a[0], a[1]), t1 = unpacklo(a[2], a[3]);  // x0 x1 y0 y1 | x2 x3 y2 y3
     const F t2 = unpackhi(a[0], a[1]), t3 = unpackhi(a[2], a[3]);  // z0 z1 w0 w1 | z2 z3 w2 w3
     out[0] = shuf<_MM_SHUFFLE(1, 0, 1, 0)>(t0, t1), out[1] = shuf<_MM_SHUFFLE(3, 2, 3, 2)>(t0, t1);
     out[2] = shuf<_MM_SHUFFLE(1, 0, 1, 0)>(t2, t3), out[3] = shuf<_MM_SHUFFLE(3, 2, 3, 2)>(t2, t3);
 }
-inline void quats_out(const F (&in)[4], Quat* q) {
+inline void quats_out(const F (&in)[4], Quat* q, int n = W) {  // n ≤ W written
     float* f = &q->x;
     const F t0 = unpacklo(in[0], in[1]), t1 = unpackhi(in[0], in[1]);  // x0 y0 x1 y1 | x2 y2 x3 y3
     const F t2 = unpacklo(in[2], in[3]), t3 = unpackhi(in[2], in[3]);  // z0 w0 z1 w1 | z2 w2 z3 w3
-    store_groups(f, kQuatHalf, shuf<_MM_SHUFFLE(1, 0, 1, 0)>(t0, t2));
-    store_groups(f + 4, kQuatHalf, shuf<_MM_SHUFFLE(3, 2, 3, 2)>(t0, t2));
-    store_groups(f + 8, kQuatHalf, shuf<_MM_SHUFFLE(1, 0, 1, 0)>(t1, t3));
-    store_groups(f + 12, kQuatHalf, shuf<_MM_SHUFFLE(3, 2, 3, 2)>(t1, t3));
+    store_groups(f, kQuatHalf, 4 * n - 0, shuf<_MM_SHUFFLE(1, 0, 1, 0)>(t0, t2));
+    store_groups(f + 4, kQuatHalf, 4 * n - 4, shuf<_MM_SHUFFLE(3, 2, 3, 2)>(t0, t2));
+    store_groups(f + 8, kQuatHalf, 4 * n - 8, shuf<_MM_SHUFFLE(1, 0, 1, 0)>(t1, t3));
+    store_groups(f + 12, kQuatHalf, 4 * n - 12, shuf<_MM_SHUFFLE(3, 2, 3, 2)>(t1, t3));
 }
-// W Vec3 at v (all readable) into x, y, z lanes. Per half: a = x0 y0 z0 x1, b = y1 z1 x2 y2,
-// c = z2 x3 y3 z3.
-inline void vec3s_in(const Vec3* v, F (&out)[3]) {
+// n ≤ W Vec3 at v into x, y, z lanes (lanes ≥ n zero; only n read). Per half: a = x0 y0 z0 x1,
+// b = y1 z1 x2 y2, c = z2 x3 y3 z3.
+inline void vec3s_in(const Vec3* v, F (&out)[3], int n = W) {
     const float* f = &v->x;
-    const F a = load_groups(f, kVec3Half), b = load_groups(f + 4, kVec3Half), c = load_groups(f + 8, kVec3Half);
+    const std::ptrdiff_t t = 3 * n;
+    const F a = load_groups(f, kVec3Half, t), b = load_groups(f + 4, kVec3Half, t - 4), c = load_groups(f + 8, kVec3Half, t - 8);
     const F xy_hi = shuf<_MM_SHUFFLE(2, 1, 3, 2)>(b, c);  // x2 y2 x3 y3
     const F yz_lo = shuf<_MM_SHUFFLE(1, 0, 2, 1)>(a, b);  // y0 z0 y1 z1
     out[0] = shuf<_MM_SHUFFLE(2, 0, 3, 0)>(a, xy_hi);
     out[1] = shuf<_MM_SHUFFLE(3, 1, 2, 0)>(yz_lo, xy_hi);
     out[2] = shuf<_MM_SHUFFLE(3, 0, 3, 1)>(yz_lo, c);
 }
-inline void vec3s_out(const F (&in)[3], Vec3* v) {
+inline void vec3s_out(const F (&in)[3], Vec3* v, int n = W) {  // n ≤ W written
     float* f = &v->x;
+    const std::ptrdiff_t t = 3 * n;
     const F xy_lo = unpacklo(in[0], in[1]), xy_hi = unpackhi(in[0], in[1]);  // x0 y0 x1 y1 | x2 y2 x3 y3
     const F zx = shuf<_MM_SHUFFLE(1, 1, 0, 0)>(in[2], in[0]);                   // z0 z0 x1 x1
     const F yz = shuf<_MM_SHUFFLE(1, 1, 1, 1)>(in[1], in[2]);                   // y1 y1 z1 z1
     const F zx3 = shuf<_MM_SHUFFLE(3, 3, 2, 2)>(in[2], in[0]);                  // z2 z2 x3 x3
     const F yz3 = shuf<_MM_SHUFFLE(3, 3, 3, 3)>(in[1], in[2]);                  // y3 y3 z3 z3
-    store_groups(f, kVec3Half, shuf<_MM_SHUFFLE(2, 0, 1, 0)>(xy_lo, zx));
-    store_groups(f + 4, kVec3Half, shuf<_MM_SHUFFLE(1, 0, 2, 0)>(yz, xy_hi));
-    store_groups(f + 8, kVec3Half, shuf<_MM_SHUFFLE(2, 0, 2, 0)>(zx3, yz3));
+    store_groups(f, kVec3Half, t - 0, shuf<_MM_SHUFFLE(2, 0, 1, 0)>(xy_lo, zx));
+    store_groups(f + 4, kVec3Half, t - 4, shuf<_MM_SHUFFLE(1, 0, 2, 0)>(yz, xy_hi));
+    store_groups(f + 8, kVec3Half, t - 8, shuf<_MM_SHUFFLE(2, 0, 2, 0)>(zx3, yz3));
 }
 // n ≤ W elements (lanes ≥ n read as zero; only n are read from memory).
 template <class T, int C>
 inline void load_n(const T* p, int n, F (&out)[C]) {
-    const auto in = [&](const T* q) {
-        if constexpr (C == 4) quats_in(q, out);
-        else vec3s_in(q, out);
-    };
-    if (n >= W) return in(p);
-    T tmp[W];
-    std::memset(static_cast<void*>(tmp), 0, sizeof tmp);
-    std::memcpy(static_cast<void*>(tmp), p, sizeof(T) * static_cast<std::size_t>(n));
-    in(tmp);
+    if (n >= W) n = W;  // (the usual full chunk: the partial checks fold away)
+    if constexpr (C == 4) n == W ? quats_in(p, out) : quats_in(p, out, n);
+    else n == W ? vec3s_in(p, out) : vec3s_in(p, out, n);
 }
 template <class T, int C>
 inline void store_n(const F (&v)[C], T* p, int n) {
-    const auto out = [&](T* q) {
-        if constexpr (C == 4) quats_out(v, q);
-        else vec3s_out(v, q);
-    };
-    if (n >= W) return out(p);
-    T tmp[W];
-    out(tmp);
-    std::memcpy(static_cast<void*>(p), tmp, sizeof(T) * static_cast<std::size_t>(n));
+    if (n >= W) n = W;
+    if constexpr (C == 4) n == W ? quats_out(v, p) : quats_out(v, p, n);
+    else n == W ? vec3s_out(v, p) : vec3s_out(v, p, n);
 }
 
 // ---- The fold of one chunk ------------------------------------------------------------------
 // A chunk of W joints: the running blend, the sums, the lanes blended so far, the pose as read.
 struct Chunk {
-    F r[4], p[3], sum_pos, sum_rot, has_pos, has_rot;
+    F r[4], p[3], sum_pos, sum_rot;
+    unsigned has_pos, has_rot;  // lanes holding a position, a rotation (first contributor seen)
     F in_r[4], in_p[3];
     F blended;  // lanes this fold writes (the others keep the pose's bits)
     std::size_t j0;
@@ -281,7 +291,8 @@ SLANIM_LANES_INLINE void start_chunk(Chunk& c, const Quat* r, const Vec3* p, boo
     }
     for (int k = 0; k < 4; ++k) c.r[k] = c.in_r[k];
     for (int k = 0; k < 3; ++k) c.p[k] = c.in_p[k];
-    c.sum_pos = c.sum_rot = c.has_pos = c.has_rot = zero();
+    c.sum_pos = c.sum_rot = zero();
+    c.has_pos = c.has_rot = 0;
 }
 
 // `llmin(1, w + sum)` as the scalar code computes it (`ws < 1 ? ws : 1`: a NaN gives 1).
@@ -341,19 +352,46 @@ SLANIM_LANES_INLINE void nlerp(unsigned cont, F t, const F (&r)[4], const F (&a)
     }
 }
 
-// m ? a : b where the mask's lane bits `mb` are known: no blend when m is all on or all off
+// The lanes of `mb` from a, the others from b: no blend when mb is all on or all off
 // (the usual case: a motion covers the whole chunk).
-SLANIM_LANES_INLINE F pick(unsigned mb, F m, F a, F b) { return mb == kAllLanes ? a : mb == 0 ? b : sel(m, a, b); }
+SLANIM_LANES_INLINE F pick(unsigned mb, F a, F b) { return mb == kAllLanes ? a : mb == 0 ? b : sel(lane_mask(mb), a, b); }
 
-// The lanes of a state with `bit` in its usage, and their bits.
-SLANIM_LANES_INLINE F usage_lanes(const State& s, F live, unsigned live_bits, int bit, unsigned& out_bits) {
-    if (s.usage1 >= 0) {
-        out_bits = (s.usage1 & bit) ? live_bits : 0u;
-        return out_bits ? live : zero();
+// The bits of the lanes of a state with `bit` in its usage among the live ones.
+SLANIM_LANES_INLINE unsigned usage_lanes(const State& s, F live, unsigned live_bits, int bit) {
+    if (s.usage1 >= 0) return (s.usage1 & bit) ? live_bits : 0u;
+    return bits(and_(live, i_eq(and_(s.usage, set1_bits(bit)), set1_bits(bit))));
+}
+
+// A state's positions on the lanes `cb` of a blend already holding one: the capacity-limited
+// sum and lerp(state, blend, sum / nw).
+// (nw and u: the capped sum and sum / nw, when the caller has them.)
+SLANIM_LANES_INLINE void continue_positions(Chunk& b, const State& s, unsigned cb, F nw, F u) {
+    for (int c = 0; c < 3; ++c) b.p[c] = pick(cb, add(s.p[c], mul(sub(b.p[c], s.p[c]), u)), b.p[c]);
+    b.sum_pos = pick(cb, nw, b.sum_pos);
+}
+SLANIM_LANES_INLINE void continue_positions(Chunk& b, const State& s, unsigned cb) {
+    const F nw = capped_sum(s.w, b.sum_pos);
+    continue_positions(b, s, cb, nw, ratio(cb, b.sum_pos, nw));
+}
+// A state's rotations on the lanes `cb` of a blend already holding one: ll_nlerp(sum / nw,
+// state, blend) (ll_slerp in lanes of opposite hemispheres).
+SLANIM_LANES_INLINE void continue_rotations(Chunk& b, const State& s, unsigned cb, F nw, F t) {
+    F l[4];
+    nlerp(cb, t, b.r, s.r, l);
+    const F d = add(add(add(mul(s.r[0], b.r[0]), mul(s.r[1], b.r[1])), mul(s.r[2], b.r[2])), mul(s.r[3], b.r[3]));
+    const unsigned opposite = cb & bits(lt(d, zero()));
+    if (opposite) {  // ll_nlerp takes ll_slerp there (copies: the blend's address is not taken)
+        const F a[4] = {s.r[0], s.r[1], s.r[2], s.r[3]}, r[4] = {b.r[0], b.r[1], b.r[2], b.r[3]};
+        F o[4] = {l[0], l[1], l[2], l[3]};
+        slerp_lanes(opposite, t, a, r, o);
+        for (int c = 0; c < 4; ++c) l[c] = o[c];
     }
-    const F m = and_(live, i_eq(and_(s.usage, set1_bits(bit)), set1_bits(bit)));
-    out_bits = bits(m);
-    return m;
+    for (int c = 0; c < 4; ++c) b.r[c] = pick(cb, l[c], b.r[c]);
+    b.sum_rot = pick(cb, nw, b.sum_rot);
+}
+SLANIM_LANES_INLINE void continue_rotations(Chunk& b, const State& s, unsigned cb) {
+    const F nw = capped_sum(s.w, b.sum_rot);
+    continue_rotations(b, s, cb, nw, ratio(cb, b.sum_rot, nw));
 }
 
 SLANIM_LANES_INLINE void fold_state(Chunk& b, const State& s) {
@@ -368,49 +406,24 @@ SLANIM_LANES_INLINE void fold_state(Chunk& b, const State& s) {
         live = and_(s.lanes, neq(s.w, zero_v));
         live_bits = bits(live);
     }
-    unsigned pb = 0, rb = 0;
-    const F pmask = usage_lanes(s, live, live_bits, kUsagePos, pb);
-    const F rmask = usage_lanes(s, live, live_bits, kUsageRot, rb);
+    const unsigned pb = usage_lanes(s, live, live_bits, kUsagePos);
+    const unsigned rb = usage_lanes(s, live, live_bits, kUsageRot);
     if (pb) {
-        const unsigned has = bits(b.has_pos), cb = pb & has, fb = pb & ~has;
-        if (cb) {
-            const F cont = and_(pmask, b.has_pos);
-            const F nw = capped_sum(s.w, b.sum_pos);
-            const F u = ratio(cb, b.sum_pos, nw);
-            for (int c = 0; c < 3; ++c) b.p[c] = pick(cb, cont, add(s.p[c], mul(sub(b.p[c], s.p[c]), u)), b.p[c]);
-            b.sum_pos = pick(cb, cont, nw, b.sum_pos);
-        }
+        const unsigned cb = pb & b.has_pos, fb = pb & ~b.has_pos;
+        if (cb) continue_positions(b, s, cb);
         if (fb) {
-            const F first = andnot(pmask, b.has_pos);
-            for (int c = 0; c < 3; ++c) b.p[c] = pick(fb, first, s.p[c], b.p[c]);
-            b.sum_pos = pick(fb, first, s.w, b.sum_pos);
-            b.has_pos = or_(b.has_pos, pmask);
+            for (int c = 0; c < 3; ++c) b.p[c] = pick(fb, s.p[c], b.p[c]);
+            b.sum_pos = pick(fb, s.w, b.sum_pos);
+            b.has_pos |= pb;
         }
     }
     if (rb) {
-        const unsigned has = bits(b.has_rot), cb = rb & has, fb = rb & ~has;
-        if (cb) {
-            const F cont = and_(rmask, b.has_rot);
-            const F nw = capped_sum(s.w, b.sum_rot);
-            const F t = ratio(cb, b.sum_rot, nw);
-            F l[4];
-            nlerp(cb, t, b.r, s.r, l);
-            const F d = add(add(add(mul(s.r[0], b.r[0]), mul(s.r[1], b.r[1])), mul(s.r[2], b.r[2])), mul(s.r[3], b.r[3]));
-            const unsigned opposite = cb & bits(lt(d, zero_v));
-            if (opposite) {  // ll_nlerp takes ll_slerp there (copies: the blend's address is not taken)
-                const F a[4] = {s.r[0], s.r[1], s.r[2], s.r[3]}, r[4] = {b.r[0], b.r[1], b.r[2], b.r[3]};
-                F o[4] = {l[0], l[1], l[2], l[3]};
-                slerp_lanes(opposite, t, a, r, o);
-                for (int c = 0; c < 4; ++c) l[c] = o[c];
-            }
-            for (int c = 0; c < 4; ++c) b.r[c] = pick(cb, cont, l[c], b.r[c]);
-            b.sum_rot = pick(cb, cont, nw, b.sum_rot);
-        }
+        const unsigned cb = rb & b.has_rot, fb = rb & ~b.has_rot;
+        if (cb) continue_rotations(b, s, cb);
         if (fb) {
-            const F first = andnot(rmask, b.has_rot);
-            for (int c = 0; c < 4; ++c) b.r[c] = pick(fb, first, s.r[c], b.r[c]);
-            b.sum_rot = pick(fb, first, s.w, b.sum_rot);
-            b.has_rot = or_(b.has_rot, rmask);
+            for (int c = 0; c < 4; ++c) b.r[c] = pick(fb, s.r[c], b.r[c]);
+            b.sum_rot = pick(fb, s.w, b.sum_rot);
+            b.has_rot |= rb;
         }
     }
 }
@@ -656,11 +669,266 @@ SLANIM_LANES_INLINE void fold_step(ChunkWork& w, Chunk& b, int s) {
     if (bits(src.lanes)) fold_state(b, src);
 }
 
+// ---- The fold layer by layer ------------------------------------------------------------------
+// When every recorded layer has one priority over all its tracks (a motion's usual case) and
+// there are at most six, every lane's slot order is the layers' order by priority (descending,
+// the earlier offered first among equals) and no lane drops a state. The layers are then folded
+// in that order one after the other (ozz's loop order), each over its own blocks only, a dense
+// one (a rotation and a position on every lane of a chunk) without lane masks; every chunk's
+// running blend waits between layers in the fold scratch (ChunkAcc, ChunkBits). Per lane the
+// same states meet the same operations in the same order as in the general fold below: the same
+// bits.
+
+// A chunk's running blend between layers (Chunk's r, p and sums).
+struct ChunkAcc {
+    F r[4], p[3], sum_pos, sum_rot;
+};
+// A chunk's lane bits between layers: the lanes holding a position, a rotation, the lanes with
+// a state (written at the end), and whether its blend was started.
+struct ChunkBits {
+    std::uint8_t has_pos, has_rot, blended, started;
+};
+static_assert(16 / W * (sizeof(ChunkAcc) + sizeof(ChunkBits)) <= kFoldBlockBytes, "fold scratch per 16 joints");
+
+// The recorded layers in slot order into `order` (their count), or −1 when the fold layer by
+// layer does not apply (more than six layers, or a layer whose tracks differ in priority).
+inline int layers_in_slot_order(const LayerFoldArgs& a, const BlendLayer** order) {
+    if (a.count > PoseBlender::kSlots) return -1;
+    std::int8_t prio[PoseBlender::kSlots];
+    int n = 0;
+    for (int k = 0; k < a.count; ++k) {
+        const LayerShape& shape = *a.layers[k].shape;
+        if (shape.blocks.empty()) continue;
+        const std::int8_t p = shape.blocks.front().priority;
+        for (const LayerBlock& lb : shape.blocks)
+            if (lb.priority < 0 || lb.priority != p) return -1;
+        int j = n++;  // stable insertion by priority, descending
+        for (; j > 0 && prio[j - 1] < p; --j) order[j] = order[j - 1], prio[j] = prio[j - 1];
+        order[j] = &a.layers[k], prio[j] = p;
+    }
+    return n;
+}
+
+inline void load_acc(const ChunkAcc& acc, const ChunkBits& cb, Chunk& b) {
+    for (int c = 0; c < 4; ++c) b.r[c] = acc.r[c];
+    for (int c = 0; c < 3; ++c) b.p[c] = acc.p[c];
+    b.sum_pos = acc.sum_pos, b.sum_rot = acc.sum_rot;
+    b.has_pos = cb.has_pos, b.has_rot = cb.has_rot;
+}
+inline void store_acc(const Chunk& b, ChunkAcc& acc, ChunkBits& cb) {
+    for (int c = 0; c < 4; ++c) acc.r[c] = b.r[c];
+    for (int c = 0; c < 3; ++c) acc.p[c] = b.p[c];
+    acc.sum_pos = b.sum_pos, acc.sum_rot = b.sum_rot;
+    cb.has_pos = static_cast<std::uint8_t>(b.has_pos), cb.has_rot = static_cast<std::uint8_t>(b.has_rot);
+}
+
+// A dense layer's states on every lane of a full chunk at j0 (x.m = kAllLanes, each track with
+// a rotation and a position, both arrays given) folded into the chunk's running blend.
+SLANIM_LANES_INLINE void fold_dense(const LayerFoldArgs& a, const Present& x, std::size_t j0, ChunkAcc& acc, ChunkBits& cb) {
+    const BlendLayer& layer = *x.layer;
+    cb.blended = static_cast<std::uint8_t>(kAllLanes);
+    Chunk b;
+    b.lanes = W;
+    if (layer.weight == 0.f) {  // skipped; a first layer leaves the pose as read
+        if (!cb.started) start_chunk(b, a.rotations + j0, a.positions + j0), store_acc(b, acc, cb), cb.started = 1;
+        return;
+    }
+    State s;
+    quats_in(layer.rotations + x.first, s.r);
+    vec3s_in(layer.positions + x.first, s.p);
+    s.w = set1(layer.weight);
+    if (!cb.started || (cb.has_pos == 0 && cb.has_rot == 0)) {  // the first contributor on every lane
+        for (int c = 0; c < 4; ++c) acc.r[c] = s.r[c];
+        for (int c = 0; c < 3; ++c) acc.p[c] = s.p[c];
+        acc.sum_pos = acc.sum_rot = s.w;
+        cb.has_pos = cb.has_rot = static_cast<std::uint8_t>(kAllLanes), cb.started = 1;
+        return;
+    }
+    load_acc(acc, cb, b);
+    if (cb.has_pos == kAllLanes && cb.has_rot == kAllLanes) {  // continuing on every lane
+        if (bits(i_eq(b.sum_pos, b.sum_rot)) == kAllLanes) {
+            // The two sums have the same bits (dense layers so far: the usual case), so the
+            // capped sum and its ratio are the same for both: computed once.
+            const F nw = capped_sum(s.w, b.sum_pos), t = ratio(kAllLanes, b.sum_pos, nw);
+            continue_positions(b, s, kAllLanes, nw, t);
+            continue_rotations(b, s, kAllLanes, nw, t);
+        } else {
+            continue_positions(b, s, kAllLanes);
+            continue_rotations(b, s, kAllLanes);
+        }
+    } else {
+        s.lanes = set1_bits(-1);
+        s.w1_known = true, s.w1 = layer.weight;
+        s.usage1 = kUsageRot | kUsagePos;
+        s.usage = set1_bits(s.usage1);
+        fold_state(b, s);
+    }
+    store_acc(b, acc, cb);
+}
+
+// A dense layer's states (x.m = kAllLanes, rotations and positions, weight not 0) into a blend b
+// that holds a rotation and a position on every lane, or is started by them (`first`).
+SLANIM_LANES_INLINE void fold_dense_regs(const Present& x, Chunk& b, bool first) {
+    const BlendLayer& layer = *x.layer;
+    State s;
+    quats_in(layer.rotations + x.first, s.r);
+    vec3s_in(layer.positions + x.first, s.p);
+    s.w = set1(layer.weight);
+    if (first) {
+        for (int c = 0; c < 4; ++c) b.r[c] = s.r[c];
+        for (int c = 0; c < 3; ++c) b.p[c] = s.p[c];
+        b.sum_pos = b.sum_rot = s.w;
+        b.has_pos = b.has_rot = kAllLanes;
+    } else if (bits(i_eq(b.sum_pos, b.sum_rot)) == kAllLanes) {  // fold_dense's continuing case
+        const F nw = capped_sum(s.w, b.sum_pos), t = ratio(kAllLanes, b.sum_pos, nw);
+        continue_positions(b, s, kAllLanes, nw, t);
+        continue_rotations(b, s, kAllLanes, nw, t);
+    } else {
+        continue_positions(b, s, kAllLanes);
+        continue_rotations(b, s, kAllLanes);
+    }
+}
+
+// Two dense live layers x1 then x2 on a full chunk whose blend is not started, has no state yet,
+// or holds a rotation and a position on every lane: both folded with the blend in registers
+// (one trip through the scratch instead of two). Else fold_dense twice.
+SLANIM_LANES_INLINE void fold_dense_pair(const LayerFoldArgs& a, const Present& x1, const Present& x2, std::size_t j0,
+                                         ChunkAcc& acc, ChunkBits& cb) {
+    const bool first = !cb.started || (cb.has_pos == 0 && cb.has_rot == 0);
+    if (!first && !(cb.has_pos == kAllLanes && cb.has_rot == kAllLanes)) {
+        fold_dense(a, x1, j0, acc, cb);
+        fold_dense(a, x2, j0, acc, cb);
+        return;
+    }
+    Chunk b;
+    b.lanes = W;
+    if (!first) load_acc(acc, cb, b);
+    fold_dense_regs(x1, b, first);
+    fold_dense_regs(x2, b, false);
+    store_acc(b, acc, cb);
+    cb.started = 1;
+    cb.blended = static_cast<std::uint8_t>(kAllLanes);
+}
+
+// Whether layers x and y can be folded in pairs (fold_dense_pair): both live with rotations and
+// positions, their tracks on the same joints with both components in the same blocks.
+inline bool dense_pair(const BlendLayer& x, const BlendLayer& y) {
+    if (x.weight == 0.f || y.weight == 0.f || !x.rotations || !x.positions || !y.rotations || !y.positions) return false;
+    const std::vector<LayerBlock>& bx = x.shape->blocks;
+    const std::vector<LayerBlock>& by = y.shape->blocks;
+    if (bx.size() != by.size()) return false;
+    for (std::size_t k = 0; k < bx.size(); ++k)
+        if (bx[k].block != by[k].block || bx[k].mask != by[k].mask ||
+            (bx[k].usage_all & (kUsageRot | kUsagePos)) != (by[k].usage_all & (kUsageRot | kUsagePos)))
+            return false;
+    return true;
+}
+
+// One layer's states on the lanes x.m of the chunk at j0 (track x.first the lowest) folded into
+// the chunk's running blend; the blend is started on its first layer (the pose read unless this
+// layer gives every lane a live rotation and position).
+SLANIM_LANES_INLINE void fold_layer_chunk(const LayerFoldArgs& a, const Present& x, std::size_t j0, ChunkAcc& acc,
+                                          ChunkBits& cb) {
+    const BlendLayer& layer = *x.layer;
+    if (x.m == kAllLanes && layer.rotations && layer.positions &&
+        (x.lb->usage_all & (kUsageRot | kUsagePos)) == (kUsageRot | kUsagePos))
+        return fold_dense(a, x, j0, acc, cb);
+    Chunk b;
+    b.lanes = a.joints - j0 < W ? static_cast<int>(a.joints - j0) : W;
+    if (!cb.started) {
+        const bool covered = x.m == first_lanes(b.lanes) && !(layer.weight == 0.f) && layer.rotations &&
+                             layer.positions && (x.lb->usage_all & (kUsageRot | kUsagePos)) == (kUsageRot | kUsagePos);
+        start_chunk(b, a.rotations + j0, a.positions + j0, !covered);
+        cb.started = 1;
+    } else {
+        load_acc(acc, cb, b);
+    }
+    State s;
+    load_layer_chunk(x, s);
+    fold_state(b, s);
+    store_acc(b, acc, cb);
+    cb.blended = static_cast<std::uint8_t>(cb.blended | x.m);
+}
+
+// The fold layer by layer of `n` layers in slot order (layers_in_slot_order), then every started
+// chunk written to the pose (its lanes without a state keep the pose's bits: their running
+// blend is the pose as read).
+// Two consecutive layers on the same joints (dense_pair), block by block: full dense chunks fold
+// both at once, the others one after the other.
+inline void fold_layer_pair(const LayerFoldArgs& a, const BlendLayer& layer, const BlendLayer& next, ChunkAcc* acc,
+                            ChunkBits* cbits) {
+    const LayerBlock* const blocks = layer.shape->blocks.data();
+    const LayerBlock* const next_blocks = next.shape->blocks.data();
+    const std::size_t num_blocks = layer.shape->blocks.size();
+    for (std::size_t k = 0; k < num_blocks; ++k) {
+        const LayerBlock& lb = blocks[k];
+        const LayerBlock& lb2 = next_blocks[k];
+        const std::size_t block_j0 = std::size_t{lb.block} * 16;
+        if (block_j0 >= a.joints) break;
+        const std::size_t left = a.joints - block_j0;
+        unsigned mask = left >= 16 ? lb.mask : lb.mask & ((1u << left) - 1u);
+        std::size_t first = lb.first;
+        const bool dense = (lb.usage_all & (kUsageRot | kUsagePos)) == (kUsageRot | kUsagePos);
+        for (std::size_t j0 = block_j0; mask; j0 += W, mask >>= W) {
+            const unsigned m = mask & kAllLanes;
+            if (!m) continue;
+            const Present x{&layer, &lb, m, first}, y{&next, &lb2, m, lb2.first + (first - lb.first)};
+            if (m == kAllLanes && dense) {
+                fold_dense_pair(a, x, y, j0, acc[j0 / W], cbits[j0 / W]);
+            } else {
+                fold_layer_chunk(a, x, j0, acc[j0 / W], cbits[j0 / W]);
+                fold_layer_chunk(a, y, j0, acc[j0 / W], cbits[j0 / W]);
+            }
+            first += static_cast<std::size_t>(__builtin_popcount(m));
+        }
+    }
+}
+
+inline void fold_by_layer(const LayerFoldArgs& a, const BlendLayer* const* order, int n) {
+    const std::size_t chunks = (a.joints + W - 1) / W;
+    auto* acc = static_cast<ChunkAcc*>(a.scratch);
+    auto* cbits = reinterpret_cast<ChunkBits*>(acc + chunks);
+    std::memset(static_cast<void*>(cbits), 0, chunks * sizeof(ChunkBits));
+    for (int i = 0; i < n; ++i) {
+        const BlendLayer& layer = *order[i];
+        if (i + 1 < n && dense_pair(layer, *order[i + 1])) {  // the next layer on the same joints too
+            fold_layer_pair(a, layer, *order[i + 1], acc, cbits);
+            ++i;
+            continue;
+        }
+        for (const LayerBlock& lb : layer.shape->blocks) {
+            const std::size_t block_j0 = std::size_t{lb.block} * 16;
+            if (block_j0 >= a.joints) break;
+            const std::size_t left = a.joints - block_j0;
+            unsigned mask = left >= 16 ? lb.mask : lb.mask & ((1u << left) - 1u);
+            std::size_t first = lb.first;
+            for (std::size_t j0 = block_j0; mask; j0 += W, mask >>= W) {
+                const unsigned m = mask & kAllLanes;
+                if (!m) continue;
+                fold_layer_chunk(a, Present{&layer, &lb, m, first}, j0, acc[j0 / W], cbits[j0 / W]);
+                first += static_cast<std::size_t>(__builtin_popcount(m));
+            }
+        }
+    }
+    for (std::size_t c = 0; c < chunks; ++c) {
+        if (!cbits[c].started) continue;
+        Chunk b;
+        b.lanes = a.joints - c * W < W ? static_cast<int>(a.joints - c * W) : W;
+        for (int k = 0; k < 4; ++k) b.r[k] = b.in_r[k] = acc[c].r[k];
+        for (int k = 0; k < 3; ++k) b.p[k] = b.in_p[k] = acc[c].p[k];
+        b.blended = lane_mask(cbits[c].blended);
+        finish_chunk(b, a.rotations + c * W, a.positions + c * W);
+    }
+}
+
 // PoseBlender's fold straight from recorded layers (no additive layer, no scales, nothing added
 // otherwise). Block by block of 16 joints (its layers found once), two chunks at a time, step by
 // step, so one chunk's dependency chain (division, square root, division, each waiting on the
 // previous state) overlaps the other's.
 inline void fold_layers_impl(const LayerFoldArgs& a) {
+    const BlendLayer* order[PoseBlender::kSlots];
+    const int by_layer = layers_in_slot_order(a, order);
+    if (by_layer >= 0) return fold_by_layer(a, order, by_layer);
     std::size_t cursor[PoseBlender::kMaxDeferred] = {};
     BlockLayers bl;
     ChunkWork w[2];

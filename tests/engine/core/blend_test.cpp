@@ -629,3 +629,87 @@ void expect_a_dropped_covering_layer_to_leave_the_pose() {
 TEST(Blend, ACoveringLayerPastTheSixthSlotLeavesThePose) {
     for_each_blend_isa(expect_a_dropped_covering_layer_to_leave_the_pose);
 }
+
+namespace {
+// Frames whose layers each have one priority over all their tracks, at most six of them, and
+// nothing else offered: the vector folds take them layer by layer in one slot order
+// (blend_lanes.hpp, fold_by_layer). Dense layers (a rotation and a position on every joint),
+// sparse ones, rotation-only and position-only ones, priority ties, zero, partial and full
+// weights (a zero-weight layer first too), quaternions in both hemispheres, over 53 joints and
+// over 214 (the default skeleton: a partial last chunk on every instruction set); the pose must
+// be the scalar viewer code's, bit for bit.
+void expect_layers_of_one_priority_like_the_viewer() {
+    std::mt19937 rng(23);
+    std::uniform_real_distribution<float> u(-1.f, 1.f), w01(0.f, 1.f);
+    int dense_layers = 0, zero_first = 0;
+    for (const int joints : {53, 214}) {
+        PoseBlender blender;
+        blender.resize(joints);
+        for (int round = 0; round < 150; ++round) {
+            const int layers = 1 + static_cast<int>(rng() % PoseBlender::kSlots);
+            std::vector<LayerShape> shapes(static_cast<std::size_t>(layers));
+            std::vector<std::vector<Quat>> rots(shapes.size());
+            std::vector<std::vector<Vec3>> poss(shapes.size());
+            std::vector<BlendLayer> ls(shapes.size());
+            for (std::size_t l = 0; l < shapes.size(); ++l) {
+                const bool dense = rng() % 2 == 0;
+                const unsigned density = dense ? 1u : 1u + static_cast<unsigned>(rng() % 3);
+                const unsigned usage_kind = dense ? 2 : static_cast<unsigned>(rng() % 4);
+                const auto prio = static_cast<std::int8_t>(rng() % 4);  // ties are common
+                std::vector<std::int16_t> js;
+                std::vector<std::uint8_t> usages;
+                for (int j = 0; j < joints; ++j) {
+                    if (rng() % density != 0) continue;
+                    js.push_back(static_cast<std::int16_t>(j));
+                    const unsigned both = kUsageRot | kUsagePos;
+                    const unsigned usage = usage_kind == 0   ? unsigned{kUsageRot}
+                                           : usage_kind == 1 ? unsigned{kUsagePos}
+                                           : usage_kind == 2 ? both
+                                                             : 1u + static_cast<unsigned>(rng() % 3);
+                    usages.push_back(static_cast<std::uint8_t>(usage));
+                }
+                ASSERT_TRUE(shapes[l].build(js, std::vector<std::int8_t>(js.size(), prio), usages));
+                for (std::size_t k = 0; k < js.size(); ++k) {
+                    rots[l].push_back(ll_normalize(Quat{u(rng), u(rng), u(rng), u(rng)}));
+                    poss[l].push_back({u(rng), u(rng), u(rng)});
+                }
+                const unsigned kind = rng() % 4;
+                const float w = (l == 0 && round % 7 == 3) ? 0.f : kind == 0 ? 0.f : kind == 1 ? 1.f : w01(rng);
+                ls[l] = BlendLayer{&shapes[l], rots[l].data(), poss[l].data(), nullptr, w, false};
+                dense_layers += dense ? 1 : 0;
+                zero_first += l == 0 && w == 0.f ? 1 : 0;
+            }
+            ReferenceBlender ref(joints);
+            std::vector<JointStateRef> refs;
+            refs.reserve(static_cast<std::size_t>(layers * joints));
+            for (const BlendLayer& l : ls) {
+                blender.add_layer(l);
+                for (std::size_t k = 0; k < l.shape->size(); ++k) {
+                    JointStateRef s;
+                    s.rotation = l.rotations + k, s.position = l.positions + k;
+                    s.weight = l.weight, s.priority = l.shape->priorities[k], s.usage = l.shape->usages[k];
+                    refs.push_back(s);
+                    ref.add(l.shape->joints[k], &refs.back());
+                }
+            }
+            std::vector<Vec3> p0(static_cast<std::size_t>(joints)), s0(p0.size(), Vec3{1.f, 1.f, 1.f});
+            std::vector<Quat> r0(p0.size());
+            for (std::size_t j = 0; j < p0.size(); ++j) {
+                p0[j] = {u(rng), u(rng), u(rng)};
+                r0[j] = ll_normalize(Quat{u(rng), u(rng), u(rng), u(rng)});
+            }
+            std::vector<Vec3> p1 = p0, s1 = s0;
+            std::vector<Quat> r1 = r0;
+            blender.blend_and_apply({p1, r1, s1});
+            expect_reference_pose(ref, p0, r0, s0, p1, r1, s1, round);
+            if (::testing::Test::HasFatalFailure()) return;
+        }
+    }
+    EXPECT_GT(dense_layers, 300);
+    EXPECT_GT(zero_first, 20);
+}
+}  // namespace
+
+TEST(Blend, LayersOfOnePriorityEachBlendLikeTheViewer) {
+    for_each_blend_isa(expect_layers_of_one_priority_like_the_viewer);
+}
