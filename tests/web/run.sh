@@ -2,13 +2,17 @@
 # The browser tests of the page (tests/web/page.test.mjs): Debian's chromium headless with
 # software WebGL, driven by playwright-core (pinned in tools/web/package-lock.json).
 # Usage: tests/web/run.sh SLANIM_BIN [WEB_DIR]   (WEB_DIR default: build-web/web)
-# Exit 77 (skipped, with the reason) when chromium, node, node_modules or the wasm build is absent.
+# Exit 77 (skipped, with the reason; 1 with SLANIM_WEB_REQUIRED=1) when chromium, node, node_modules or the wasm build is absent.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 SLANIM_BIN="${1:?usage: run.sh SLANIM_BIN [WEB_DIR]}"
 WEB_DIR="${2:-${SLANIM_WEB_DIR:-$ROOT/build-web/web}}"
 CHROMIUM="${SLANIM_CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}"
-skip() { echo "SKIPPED: $*"; exit 77; }
+# SLANIM_WEB_REQUIRED=1 (.ci/run's web stage): a missing piece fails instead.
+skip() {
+  if [ -n "${SLANIM_WEB_REQUIRED:-}" ]; then echo "FAILED: $*"; exit 1; fi
+  echo "SKIPPED: $*"; exit 77
+}
 [ -n "$CHROMIUM" ] && [ -x "$CHROMIUM" ] || skip "no chromium (apt-get install chromium; scripts/setup.sh)"
 command -v node >/dev/null || skip "no node"
 [ -d "$ROOT/tools/web/node_modules/playwright-core" ] && [ -d "$ROOT/tools/web/node_modules/three" ] ||
