@@ -17,6 +17,9 @@ const BODY_RADII = [
   [/^mHand(Thumb|Index|Middle|Ring|Pinky)[123](Left|Right)$/, 0.011],
 ];
 const HEAD_RADIUS = 0.105;
+// Bento's extended bones (face, wings, tail, hind limbs, groin, the spine's zero-length helpers):
+// their lines would be a tangle at rest, so the skeleton overlay leaves them out.
+const EXTENDED = /^m(Face|Wing|Tail|HindLimb|Groin|Spine[1-4]$)/;
 
 function bodyRadius(name) {
   for (const [re, r] of BODY_RADII) if (re.test(name)) return r;
@@ -55,7 +58,12 @@ export class AvatarView {
     for (let j = 0; j < boneCount; ++j) if (drawn[j]) this.bodyJoints.push([j, bodyRadius(names[j])]);
     this.headIndex = names.indexOf('mHead');
     this.bones = [];
-    for (let j = 0; j < boneCount; ++j) if (parents[j] >= 0) this.bones.push([parents[j], j]);
+    for (let j = 0; j < boneCount; ++j) {
+      if (parents[j] < 0 || EXTENDED.test(names[j])) continue;
+      let a = parents[j];
+      while (a >= 0 && EXTENDED.test(names[a])) a = parents[a];
+      if (a >= 0) this.bones.push([a, j]);
+    }
   }
 
   /** Sets how many avatars are drawn; avatar i stands at offsets[i] (SL x, y). */

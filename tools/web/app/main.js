@@ -160,9 +160,13 @@ function wireViewTools(app) {
   }));
 }
 
-/** Points the camera at a joint of the main avatar (face, hands...), the avatar, or the crowd. */
+/**
+ * Points the camera at a joint of the main avatar (face, hands...), the avatar, or the crowd;
+ * a chosen joint is then followed (the camera moves with it, orbiting stays free).
+ */
 export function frameJoint(app, name) {
   const { scene, view, engine } = app;
+  app.follow = null;
   if (name === 'crowd') {
     const side = Math.ceil(Math.sqrt(view.count)) * 1.2;
     scene.frame(-side / 2, 0, 0, side * 1.6 + 2);
@@ -170,16 +174,32 @@ export function frameJoint(app, name) {
   }
   const j = name ? engine.skeleton.names.indexOf(name) : -1;
   const p = j >= 0 ? view.jointPosition(0, j) : null;
-  if (p) scene.frame(p[0], p[1], p[2], name === 'mHead' ? 0.7 : 0.6);
+  if (p) {
+    scene.frame(p[0], p[1], p[2], name === 'mHead' ? 0.7 : 0.6);
+    app.follow = { joint: j, at: p };
+  }
   else {
     const o = view.offsets[0];
     scene.frame(o[0], o[1], 0, 3.3);
   }
 }
 
+// Keeps the followed joint where the camera framed it.
+function follow(app) {
+  const f = app.follow;
+  const p = f ? app.view.jointPosition(0, f.joint) : null;
+  if (!p) return;
+  app.scene.slRoot.updateMatrixWorld();
+  const d = app.scene.toWorld(...p).sub(app.scene.toWorld(...f.at));
+  app.scene.camera.position.add(d);
+  app.scene.controls.target.add(d);
+  f.at = p;
+}
+
 function loop(app) {
   let last = performance.now();
   let avg = 0;
+  let avgDt = 0;
   const label = $('frame-time');
   const frame = (now) => {
     const dt = (now - last) / 1000;
@@ -187,13 +207,15 @@ function loop(app) {
     try {
       const t0 = performance.now();
       app.playback.tick(dt);
+      follow(app);
       app.overlays.update();
       app.scene.render();
       const ms = performance.now() - t0;
       avg = avg ? avg * 0.95 + ms * 0.05 : ms;
+      avgDt = avgDt ? avgDt * 0.95 + dt * 0.05 : dt;
       app.frameMs = avg;
       label.textContent = `${app.playback.avatars.length} avatar(s): ${avg.toFixed(1)} ms/frame`
-        + ` (step + draw), ${dt > 0 ? (1 / dt).toFixed(0) : '–'} fps`;
+        + ` (step + draw calls), ${avgDt > 0 ? (1 / avgDt).toFixed(0) : '–'} fps`;
     } catch (e) {
       setStatus(`frame: ${e?.message ?? e}`, true);
     }
