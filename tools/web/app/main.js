@@ -11,6 +11,7 @@ import { droppedFiles } from './files.js';
 import { editOptions, fillHandPoses, downloadEntry } from './edits.js';
 import { Overlays } from './overlays.js';
 import { installTestHook } from './testhook.js';
+import { CharacterMesh } from './character_mesh.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -115,7 +116,13 @@ async function loadCharacter(app, files) {
   const state = $('character-state');
   const r = await app.engine.loadCharacter(files);
   if (r.error) { state.textContent = `generated body (${r.error})`; setStatus(r.error, true); return; }
-  app.playback.useCharacter(r.character);
+  const old = app.view;
+  app.view = new AvatarView(app.scene.slRoot, r.joints);
+  old.dispose();
+  app.playback.useWorld(r.world, app.view);
+  app.mesh?.dispose();
+  app.mesh = new CharacterMesh(r.world, app.playback.avatars[0], app.scene.slRoot);
+  showBody(app);
   state.textContent = r.description;
   setStatus('avatar mesh loaded');
 }
@@ -147,7 +154,7 @@ function wireTimeline(app) {
 }
 
 function wireViewTools(app) {
-  $('show-body').addEventListener('change', (ev) => app.view.setBodyVisible(ev.target.checked));
+  $('show-body').addEventListener('change', () => showBody(app));
   $('show-skeleton').addEventListener('change', (ev) => app.view.setSkeletonVisible(ev.target.checked));
   $('show-owners').addEventListener('change', (ev) => { app.overlays.owners = ev.target.checked; });
   $('show-targets').addEventListener('change', (ev) => { app.overlays.targets = ev.target.checked; });
@@ -160,19 +167,27 @@ function wireViewTools(app) {
   }));
 }
 
+/** The body: the character's mesh when one is loaded (the main avatar), else the generated one. */
+function showBody(app) {
+  const on = $('show-body').checked;
+  if (app.mesh) app.mesh.visible = on;
+  app.view.setBodyVisible(on && !app.mesh);
+  app.view.setSkeletonVisible($('show-skeleton').checked);
+}
+
 /**
  * Points the camera at a joint of the main avatar (face, hands...), the avatar, or the crowd;
  * a chosen joint is then followed (the camera moves with it, orbiting stays free).
  */
 export function frameJoint(app, name) {
-  const { scene, view, engine } = app;
+  const { scene, view } = app;
   app.follow = null;
   if (name === 'crowd') {
     const side = Math.ceil(Math.sqrt(view.count)) * 1.2;
     scene.frame(-side / 2, 0, 0, side * 1.6 + 2);
     return;
   }
-  const j = name ? engine.skeleton.names.indexOf(name) : -1;
+  const j = name ? view.joints.names.indexOf(name) : -1;
   const p = j >= 0 ? view.jointPosition(0, j) : null;
   if (p) {
     scene.frame(p[0], p[1], p[2], name === 'mHead' ? 0.7 : 0.6);
@@ -207,6 +222,7 @@ function loop(app) {
     try {
       const t0 = performance.now();
       app.playback.tick(dt);
+      app.mesh?.update();
       follow(app);
       app.overlays.update();
       app.scene.render();

@@ -39,7 +39,7 @@ export class Overlays {
   update() {
     const { world, avatars } = this.app.playback;
     const view = this.app.view;
-    const names = this.app.engine.skeleton.names;
+    const names = view.joints.names;
     this.scene.slRoot.updateMatrixWorld();
     let n = 0;
     if (this.owners && world.owners) {

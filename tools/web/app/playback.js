@@ -23,6 +23,20 @@ export class Playback {
     this.loop = true;
   }
 
+  /**
+   * Moves playback to another world (a character folder's skeleton and mesh) drawn by `view`:
+   * the same motions, crowd size and time. The old world is released.
+   */
+  useWorld(world, view) {
+    const n = this.avatars.length;
+    this.world.dispose();
+    this.world = world;
+    this.view = view;
+    this.avatars = [world.addAvatar()];
+    this.duration = world.setMotions(this.motions);
+    this.setCrowd(n);
+  }
+
   /** Plays these entries ({ id, anim }) from the current time (replayed from 0). */
   setMotions(entries) {
     this.motions = entries.map((e) => ({ id: e.id, anim: e.anim }));

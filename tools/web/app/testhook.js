@@ -42,7 +42,7 @@ export function installTestHook(app) {
       app.syncPlayButton();
       pb.seek(t);
       const tr = pb.transforms();
-      return app.engine.skeleton.names.map((name, j) => ({
+      return app.view.joints.names.map((name, j) => ({
         joint: name,
         p: Array.from(tr.subarray(j * 7, j * 7 + 3)),
         q: Array.from(tr.subarray(j * 7 + 3, j * 7 + 7)),
