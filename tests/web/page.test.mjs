@@ -109,7 +109,7 @@ test('DANCE1.anim opened through the file input: info line as slanim info, poses
   assert.equal(entry.error, null);
   const cliInfo = slanim('info', DANCE).trim().replace(DANCE, 'DANCE1.anim');
   assert.equal(entry.info, cliInfo);
-  assert.deepEqual(entry.diagnostics, []);
+  assert.deepEqual(entry.diagnostics, validateLines(DANCE));
   const frames = playCsv(DANCE);
   const count = frames.size;
   let compared = 0;
@@ -153,11 +153,11 @@ test('a truncated .anim shows the error with its byte offset; the page keeps wor
   assert.ok(entries.some((e) => e.name === 'DANCE1.anim' && e.playable));
 });
 
-/** `slanim validate` report lines (the indented ones), trimmed. */
+/** `slanim validate --upload` report lines (the indented ones), trimmed: the page applies the upload rules. */
 function validateLines(file) {
   let text;
   try {
-    text = execFileSync(SLANIM, ['validate', file], { encoding: 'utf8' });
+    text = execFileSync(SLANIM, ['validate', '--upload', file], { encoding: 'utf8' });
   } catch (e) {
     text = e.stdout;
   }
@@ -184,6 +184,29 @@ test('bad input: empty, junk, 100 MiB, unknown kind each get a message naming th
   assert.ok(entries.some((e) => e.name === 'DANCE1.anim' && e.playable));
   const pose = await page.evaluate(() => window.slanimTest.pose(0.5));
   assert.ok(pose.length > 100);
+});
+
+test('a file dropped on the page opens like one from the input', async () => {
+  const n = await page.evaluate(() => window.slanimTest.entries().length);
+  await page.evaluate(() => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([new Uint8Array([1, 0, 0, 0])], 'dropped.anim'));
+    window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  });
+  await page.waitForFunction((k) => window.slanimTest.entries().length > k, n);
+  const e = await page.evaluate(() => window.slanimTest.entries().at(-1));
+  assert.equal(e.name, 'dropped.anim');
+  assert.ok(e.error?.startsWith('dropped.anim: ') || e.diagnostics.some((d) => d.startsWith('error')), JSON.stringify(e));
+});
+
+test('the crowd button: 100 avatars step and draw, frame time shown; back to one avatar', async () => {
+  await page.fill('#crowd-size', '100');
+  await page.click('#crowd-toggle');
+  assert.equal(await page.evaluate(() => window.slanimTest.crowd()), 100);
+  await page.evaluate(() => window.slanimTest.setPlaying(true));
+  await page.waitForFunction(() => /^100 avatar\(s\): \d+\.\d ms\/frame/.test(document.getElementById('frame-time').textContent));
+  await page.click('#crowd-toggle');
+  assert.equal(await page.evaluate(() => window.slanimTest.crowd()), 1);
 });
 
 test('an edit + .anim download equals slanim edit byte for byte', async () => {
