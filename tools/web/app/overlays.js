@@ -4,6 +4,14 @@
 // motions. Both come from the engine's world after the last step.
 
 const MAX_LABELS = 160;
+const COLOURS = ['#4db3ff', '#ff8c33', '#73e666', '#f266bf', '#b38cff', '#ffe64d', '#4df2e6', '#f25959'];
+const colourIndex = new Map();
+
+/** One colour per motion name, in the order they first own a joint. */
+function colourOf(motion) {
+  if (!colourIndex.has(motion)) colourIndex.set(motion, colourIndex.size);
+  return COLOURS[colourIndex.get(motion) % COLOURS.length];
+}
 
 export class Overlays {
   constructor(scene, app, layer) {
@@ -42,15 +50,17 @@ export class Overlays {
     const names = view.joints.names;
     this.scene.slRoot.updateMatrixWorld();
     let n = 0;
-    if (this.owners && world.owners) {
-      for (const o of world.owners(avatars[0])) {
+    const owners = this.owners ? world.owners(avatars[0]) : null;
+    if (owners) {
+      for (const o of owners) {
         const p = view.jointPosition(0, o.joint);
-        if (p) n = this.#place(n, p[0], p[1], p[2], `${names[o.joint]}: ${o.motion} p${o.priority}`, o.colour);
+        if (p) n = this.#place(n, p[0], p[1], p[2], `${names[o.joint]}: ${o.motion} p${o.priority}`, colourOf(o.motion));
       }
     }
-    if (this.targets && world.constraintTargets) {
+    const targets = this.targets ? world.constraintTargets(avatars[0]) : null;
+    if (targets) {
       const [ox, oy] = view.offsets[0];
-      for (const t of world.constraintTargets(avatars[0])) {
+      for (const t of targets) {
         n = this.#place(n, t.position[0] + ox, t.position[1] + oy, t.position[2], `◎ ${t.label}`, '#ffd866');
       }
     }

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: MIT
+// The engine as the page uses it, over slanim-api.js (the JS module over the C API compiled to
+// WebAssembly, beside this folder in the built page; docs/web.md, "The JS module"). Every call
+// here is one or a few `slanim_*` C functions through that module; nothing is computed twice.
+// Files: inspect() gives the card of a file (the `slanim info` line, the `slanim validate
+// --upload` lines, the .anim bytes an import makes); edit() and exportAnim() are `slanim edit`
+// and `slanim convert`; createWorld() is the playback world of app/playback.js.
+import { loadSlanim } from '../slanim-api.js';
+
+/** Loads slanim.wasm (beside slanim-api.js) and returns the Engine. */
+export async function loadEngine() {
+  const api = await loadSlanim({ locateFile: (name) => new URL(`../${name}`, import.meta.url).href });
+  return new Engine(api);
+}
+
+function messageOf(e) {
+  return e?.message ?? String(e);
+}
+
+/** A missing call of the module: the feature says so instead of failing obscurely. */
+function lacking(what) {
+  return new Error(`this build of slanim-api.js has no ${what}`);
+}
+
+class Engine {
+  constructor(api) {
+    this.api = api;
+    this.version = api.version;
+    const s = api.skeleton;
+    this.skeleton = { names: s.names, parents: s.parents, boneCount: s.boneCount };
+  }
+
+  /** .anim bytes of a file of `kind` (anim, bvh, bvj, glb, gltf, poser), as `slanim convert` imports it. */
+  #toAnim(name, kind, bytes) {
+    const api = this.api;
+    if (kind === 'anim') return bytes;
+    if (kind === 'bvh') return api.bvhToAnim(bytes);
+    if (!api.importMotion) throw lacking(`importMotion (${kind} files)`);
+    return api.importMotion(bytes, kind, name);
+  }
+
+  /**
+   * A file's card: { anim: Uint8Array|null (playable .anim), info: the `slanim info` line with
+   * `name` or null, diagnostics: the `slanim validate --upload` lines, error: the message (without
+   * the name) or null }. Never throws.
+   */
+  inspect(name, kind, bytes) {
+    const out = { anim: null, info: null, diagnostics: [], error: null };
+    let anim;
+    try {
+      anim = this.#toAnim(name, kind, bytes);
+    } catch (e) {
+      out.error = messageOf(e);
+      return out;
+    }
+    try {
+      out.diagnostics = this.api.validate(anim, { upload: true }).report;
+    } catch (e) {
+      out.error = messageOf(e);
+      return out;
+    }
+    try {
+      const motion = this.api.openMotion(anim);
+      out.duration = motion.info.duration;
+      motion.destroy();
+      out.anim = anim;
+    } catch (e) {
+      out.error = messageOf(e);
+      return out;
+    }
+    try {
+      if (!this.api.describe) throw lacking('describe (the `slanim info` line)');
+      out.info = this.api.describe(anim, name);
+    } catch (e) {
+      out.error = messageOf(e);
+    }
+    return out;
+  }
+
+  /** `slanim edit` with options [['--priority', '4'], ...] on .anim bytes: { anim } or { error }. */
+  edit(anim, options) {
+    try {
+      if (!this.api.edit) throw lacking('edit');
+      return { anim: this.api.edit(anim, options.flat()) };
+    } catch (e) {
+      return { error: messageOf(e) };
+    }
+  }
+
+  /** .anim bytes as `format` (anim, bvh, glb) as `slanim convert` writes them; throws with the cause. */
+  exportAnim(anim, format) {
+    if (format === 'anim') return anim;
+    if (format === 'bvh') return new TextEncoder().encode(this.api.animToBvh(anim, 30));
+    if (format === 'glb') {
+      if (!this.api.animToGlb) throw lacking('animToGlb');
+      return this.api.animToGlb(anim);
+    }
+    throw new Error(`unknown format ${format}`);
+  }
+
+  /**
+   * A character folder's files (File objects: avatar_lad.xml, avatar_skeleton.xml, *.llm):
+   * { world, joints, description } or { error }.
+   */
+  async loadCharacter(files) {
+    try {
+      if (!this.api.loadCharacter) throw lacking('loadCharacter (the character folder)');
+      const named = await Promise.all(files.map(async (f) => ({ name: f.name, bytes: new Uint8Array(await f.arrayBuffer()) })));
+      const character = this.api.loadCharacter(named);
+      const s = character.skeleton;
+      return {
+        world: new PageWorld(this.api, character),
+        joints: { names: s.names, parents: s.parents, boneCount: s.boneCount },
+        description: `character folder: ${files.length} file(s), ${s.boneCount} bones, skinned mesh`,
+      };
+    } catch (e) {
+      return { error: messageOf(e) };
+    }
+  }
+
+  /** The playback world (default skeleton, generated body). */
+  createWorld() {
+    return new PageWorld(this.api, null);
+  }
+}
+
+/**
+ * A world with its motions by page id, as app/playback.js drives it. With a character, avatar 0
+ * is skinned (its mesh drawn); the crowd's others are not (their bodies are generated).
+ */
+class PageWorld {
+  constructor(api, character) {
+    this.api = api;
+    this.character = character;
+    this.world = api.createWorld();
+    this.loaded = [];
+  }
+
+  /** Loads motions [{ id, anim }] in place of the previous ones; returns the longest duration. */
+  setMotions(motions) {
+    for (const a of this.world.avatars) a.stopAll(true);
+    for (const id of this.loaded) this.world.unloadMotion(String(id));
+    this.loaded = [];
+    let duration = 0;
+    for (const m of motions) {
+      this.world.loadMotion(String(m.id), m.anim);
+      this.loaded.push(m.id);
+      const motion = this.api.openMotion(m.anim);
+      duration = Math.max(duration, motion.info.duration);
+      motion.destroy();
+    }
+    return duration;
+  }
+
+  addAvatar() {
+    if (!this.character) return this.world.createAvatar();
+    const first = this.world.avatars.size === 0;
+    const a = this.world.createAvatar(this.character.skeleton);
+    if (first) a.enableAppearance(true);
+    return a;
+  }
+
+  removeAvatar(avatar) { avatar.destroy(); }
+  setTimeFactor(avatar, f) { avatar.setTimeFactor(f); }
+
+  /** Stops everything at once and starts `ids` at t = 0, in order. */
+  startAll(avatar, ids) {
+    avatar.stopAll(true);
+    for (const id of ids) avatar.start(String(id));
+  }
+
+  step(dt) { this.world.step(dt); }
+  transforms(avatar) { return avatar.transforms(); }
+
+  /**
+   * Joint owners after the last step: [{ joint, motion, priority }] (the blend's winner per
+   * joint, as `slanim view`'s overlay), or null when the module has no such call.
+   */
+  owners(avatar) { return avatar.owners ? avatar.owners() : null; }
+
+  /** Constraint targets of the active motions: [{ position: [x, y, z], label }], or null. */
+  constraintTargets(avatar) { return avatar.constraintTargets ? avatar.constraintTargets() : null; }
+
+  /** The skinned meshes: [{ index, type, vertexCount, triangles: Uint32Array }]. */
+  meshes(avatar) { return avatar.meshes(); }
+  meshVertices(avatar, k, positions, normals) { avatar.meshVertices(k, positions, normals); }
+
+  dispose() { this.world.destroy(); }
+}
