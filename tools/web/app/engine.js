@@ -136,18 +136,26 @@ class PageWorld {
     this.loaded = [];
   }
 
-  /** Loads motions [{ id, anim }] in place of the previous ones; returns the longest duration. */
+  /**
+   * Loads motions [{ id, anim }] in place of the previous ones; returns the longest duration.
+   * A motion the world refuses is left out (this.refused: [{ id, message }]); the others load.
+   */
   setMotions(motions) {
     for (const a of this.world.avatars) a.stopAll(true);
     for (const id of this.loaded) this.world.unloadMotion(String(id));
     this.loaded = [];
+    this.refused = [];
     let duration = 0;
     for (const m of motions) {
-      this.world.loadMotion(String(m.id), m.anim);
-      this.loaded.push(m.id);
-      const motion = this.api.openMotion(m.anim);
-      duration = Math.max(duration, motion.info.duration);
-      motion.destroy();
+      try {
+        this.world.loadMotion(String(m.id), m.anim);
+        const motion = this.api.openMotion(m.anim);
+        duration = Math.max(duration, motion.info.duration);
+        motion.destroy();
+        this.loaded.push(m.id);
+      } catch (e) {
+        this.refused.push({ id: m.id, message: messageOf(e) });
+      }
     }
     return duration;
   }
@@ -166,7 +174,7 @@ class PageWorld {
   /** Stops everything at once and starts `ids` at t = 0, in order. */
   startAll(avatar, ids) {
     avatar.stopAll(true);
-    for (const id of ids) avatar.start(String(id));
+    for (const id of ids) if (this.loaded.includes(id)) avatar.start(String(id));
   }
 
   step(dt) { this.world.step(dt); }

@@ -57,7 +57,13 @@ function onMotionsChanged(app, options = {}) {
   $('edit-target').textContent = sel ? sel.name : '(open a motion)';
   for (const b of document.querySelectorAll('#download button, #edit-apply')) b.disabled = !sel?.anim;
   if (options.selectionOnly) return;
-  app.playback.setMotions(app.list.playable());
+  try {
+    app.playback.setMotions(app.list.playable());
+    const refused = app.playback.world.refused ?? [];
+    if (refused.length) setStatus(`not played: ${refused.map((r) => r.message).join('; ')}`, true);
+  } catch (e) {
+    setStatus(`playback: ${e?.message ?? e}`, true);
+  }
 }
 
 async function openFiles(app, files) {
