@@ -85,6 +85,33 @@ void BM_CApi_Step_Dance100(benchmark::State& state) {
 }
 BENCHMARK(BM_CApi_Step_Dance100)->Unit(benchmark::kMicrosecond);
 
+// The same steps with the world's per-system timing on (slanim_world_profile): µs per avatar
+// and step of each system, the native figures scripts/web-bench.sh sets against the browser's
+// (tools/web/bench.html runs this sequence of C calls in slanim.wasm).
+void BM_CApi_Phases_Dance100(benchmark::State& state) {
+    CWorld w;
+    if (!w.ok) return state.SkipWithError("../shared/anims/linden/DANCE1.anim is absent");
+    slanim_world_set_profiling(w.world, 1);
+    std::size_t needed = 0;
+    std::string text(1 << 14, '\0');
+    slanim_world_profile(w.world, 1, text.data(), text.size(), &needed);
+    for (auto _ : state) benchmark::DoNotOptimize(slanim_world_step(w.world, 1.f / 30.f));
+    if (slanim_world_profile(w.world, 0, text.data(), text.size(), &needed) != SLANIM_OK)
+        return state.SkipWithError(slanim_last_error());
+    text.resize(needed - 1);
+    // "NAME SECONDS CALLS" lines
+    for (std::size_t b = 0; b < text.size();) {
+        const std::size_t e = text.find('\n', b);
+        const std::string line = text.substr(b, e - b);
+        b = e + 1;
+        const std::size_t s1 = line.find(' ');
+        const double seconds = std::stod(line.substr(s1 + 1));
+        state.counters[line.substr(0, s1)] = seconds * 1e6 / static_cast<double>(state.iterations() * kAvatars);
+    }
+    state.SetItemsProcessed(state.iterations() * kAvatars);
+}
+BENCHMARK(BM_CApi_Phases_Dance100)->Unit(benchmark::kMicrosecond);
+
 void BM_World_Step_Dance100(benchmark::State& state) {
     CppWorld w;
     if (!w.ok) return state.SkipWithError("../shared/anims/linden/DANCE1.anim is absent");

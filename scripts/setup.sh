@@ -17,6 +17,7 @@ PACKAGES=(
   python3 python3-numpy python3-matplotlib  # fuzz corpus script; the Python module (NumPy) and its plot example
   nats-server libnats-dev             # relay federation over NATS (broker for tests, C client)
   openssl python3-cryptography        # the relay security tests: throwaway CA (grid.sh), NKey/JWT creds
+  emscripten                          # the browser page (scripts/build-web.sh, docs/web.md)
   chromium                            # the page's browser tests (tests/web, headless)
 )
 # Node.js and npm run the Khronos glTF validator of the glTF tests (tests/tools/gltf): Debian's

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "slanim/runtime/world.hpp"
 
+#if SLANIM_RUNTIME_TBB
 #include <tbb/blocked_range.h>
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -117,8 +119,10 @@ struct PosePool {
 struct World::Impl {
     // More threads than cores (tests, oversubscription experiments) need oneTBB's worker limit
     // raised for as long as this world lives.
+#if SLANIM_RUNTIME_TBB
     std::unique_ptr<tbb::global_control> allow;
     std::unique_ptr<tbb::task_arena> arena;
+#endif
     std::vector<WorkerScratch> scratch;
     int chunk = 8;
     // The largest joint-state count any controller reached (MotionController::
@@ -190,10 +194,14 @@ World::World(const WorldOptions& options) : impl_(std::make_unique<Impl>()) {
     threads_ = options.threads != 0 ? options.threads
                                     : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
     x.chunk = options.chunk;
+#if SLANIM_RUNTIME_TBB
     if (threads_ > static_cast<int>(tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism)))
         x.allow = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
                                                         static_cast<std::size_t>(threads_));
     if (threads_ > 1) x.arena = std::make_unique<tbb::task_arena>(threads_);
+#else
+    threads_ = 1;  // built without oneTBB (the WebAssembly build): every phase on the calling thread
+#endif
     x.scratch.resize(static_cast<std::size_t>(threads_));
     x.seconds.resize(static_cast<std::size_t>(threads_));
 
@@ -443,8 +451,13 @@ void World::run_stage(std::size_t k, float dt) {
                 secs[stage.index[s]] += seconds_since(t0);
             }
     };
-    const auto chunk = static_cast<std::size_t>(x.chunk);
-    if (!x.arena || n <= chunk) {
+    [[maybe_unused]] const auto chunk = static_cast<std::size_t>(x.chunk);
+#if SLANIM_RUNTIME_TBB
+    const bool serial = !x.arena || n <= chunk;
+#else
+    constexpr bool serial = true;  // built without oneTBB: threads_ is 1
+#endif
+    if (serial) {
         run_range(0, n, 0);
     } else {
 #if defined(__SANITIZE_THREAD__)
@@ -461,7 +474,7 @@ void World::run_stage(std::size_t k, float dt) {
         for (int t = 1; t < threads_; ++t) pool.emplace_back(worker, static_cast<std::size_t>(t));
         worker(0);
         for (auto& t : pool) t.join();
-#else
+#elif SLANIM_RUNTIME_TBB
         x.arena->execute([&] {
             tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, chunk), [&](const tbb::blocked_range<std::size_t>& r) {
                 const int slot = tbb::this_task_arena::current_thread_index();

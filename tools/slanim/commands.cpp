@@ -20,6 +20,7 @@
 #include "play_command.hpp"
 #include "relay_command.hpp"
 #include "relay_load_command.hpp"
+#include "serve_command.hpp"
 #include "view_command.hpp"
 #include "validate_command.hpp"
 
@@ -42,6 +43,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
         make_subcommand(app, add_relay_subcommand, cmd_relay),
         make_subcommand(app, add_relay_load_subcommand, cmd_relay_load),
         make_subcommand(app, add_crowd_subcommand, cmd_crowd),
+        make_subcommand(app, add_serve_subcommand, cmd_serve),
     };
     try {
         app.parse(argc, argv);

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "slanim/formats/motion_info.hpp"
+
 namespace slanim::cli {
 
 namespace {
@@ -35,34 +37,10 @@ nlohmann::ordered_json quat(Quat q) { return {q.x, q.y, q.z, q.w}; }
 
 }  // namespace
 
-const char* hand_pose_name(std::uint32_t pose) {
-    static constexpr const char* kNames[] = {
-        "spread", "relaxed", "point", "fist", "relaxed_l", "point_l", "fist_l", "relaxed_r",
-        "point_r", "fist_r", "salute_r", "typing", "peace_r", "palm_r", "num_hand_poses(14)"};
-    return pose < std::size(kNames) ? kNames[pose] : "invalid";
-}
+const char* hand_pose_name(std::uint32_t pose) { return slanim::hand_pose_name(pose); }
 
 std::string info_line(const std::string& file, const RawMotion& raw, const Motion& m) {
-    std::size_t rot_joints = 0, pos_joints = 0, rot_keys = 0, pos_keys = 0;
-    for (const auto& j : m.joints) {
-        rot_joints += !j.rot_keys.empty();
-        pos_joints += !j.pos_keys.empty();
-        rot_keys += j.rot_keys.size();
-        pos_keys += j.pos_keys.size();
-    }
-    const Range r = position_range(m);
-    std::string pos = r.any ? fmt::format("pos [{:.3f},{:.3f}]x[{:.3f},{:.3f}]x[{:.3f},{:.3f}] m",
-                                          r.lo.x, r.hi.x, r.lo.y, r.hi.y, r.lo.z, r.hi.z)
-                            : "pos none";
-    std::string loop = m.loop ? fmt::format("loop {:.3f}-{:.3f} s", m.loop_in, m.loop_out) : "no loop";
-    return fmt::format(
-        "{}: v{}.{} prio {}{} | {} joints ({} rot/{} keys, {} pos/{} keys) | {} | {} constraint(s) | "
-        "ease {:.3f}/{:.3f} s | {:.3f} s | {} | hand {}({}) | emote {}",
-        file, raw.version, raw.sub_version, m.base_priority,
-        raw.base_priority != m.base_priority ? fmt::format(" (file {})", raw.base_priority) : "",
-        m.joints.size(), rot_joints, rot_keys, pos_joints, pos_keys, pos, m.constraints.size(),
-        m.ease_in, m.ease_out, m.duration, loop, hand_pose_name(m.hand_pose), m.hand_pose,
-        m.emote_name.empty() ? "none" : m.emote_name);
+    return motion_info_line(file, raw, m);
 }
 
 std::string joint_table(const Motion& m, bool md) {

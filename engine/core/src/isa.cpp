@@ -20,6 +20,10 @@ Isa probe() {
     if (avx512) return Isa::Avx512;
     if (avx2) return Isa::Avx2;
     return Isa::Sse2;
+#elif defined(__wasm_simd128__) && defined(__SSE2__)
+    // WebAssembly with 128-bit SIMD (cmake/SlanimWasm.cmake: -msimd128 -msse2): the SSE2 paths
+    // compile to wasm SIMD through Emscripten's <emmintrin.h>, same operations, same bits.
+    return Isa::Sse2;
 #else
     return Isa::Scalar;
 #endif

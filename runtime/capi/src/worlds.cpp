@@ -40,6 +40,22 @@ slanim_status slanim_world_step(slanim_world* world, float dt) {
     });
 }
 
+slanim_status slanim_world_set_profiling(slanim_world* world, int on) {
+    return guard(__func__, [&] { get(world).world.set_profiling(on != 0); });
+}
+
+slanim_status slanim_world_profile(slanim_world* world, int reset, char* text, size_t capacity, size_t* needed) {
+    return guard(__func__, [&] {
+        slanim_world& w = get(world);
+        need(needed, "needed");
+        std::string out;
+        for (const SystemProfile& p : w.world.profile())
+            out += fmt::format("{} {} {}\n", p.system->name, p.seconds, p.calls);
+        copy_text(out, text, capacity, needed, "text");
+        if (reset) w.world.reset_profile();  // only once read: a short buffer keeps them
+    });
+}
+
 slanim_status slanim_world_load_motion(slanim_world* world, const uint8_t* motion_id_bytes, const uint8_t* bytes,
                                        size_t size) {
     return guard(__func__, [&] {

@@ -305,6 +305,52 @@ SLANIM_API slanim_status slanim_anim_to_bvh(const uint8_t* anim, size_t size, fl
                                             size_t capacity, size_t* needed);
 
 /* ========================================================================================== */
+/* Motion files as the slanim command handles them                                            */
+/* ========================================================================================== */
+/* Thread: any (no shared state). Ownership: inputs are read during the call only. The page    */
+/* of docs/web.md calls these (through tools/web/slanim-api.js) to show and change files.      */
+
+/**
+ * The line `slanim info FILE` prints for .anim bytes (without the newline; `needed` counts the
+ * NUL): "FILE: v1.0 prio 3 | 12 joints (…) | pos […] m | 0 constraint(s) | ease …/… s |
+ * 4.000 s | loop … | hand relaxed(1) | emote none" (slanim/formats/motion_info.hpp).
+ * `file` is the name to print (UTF-8, NUL-terminated); `skeleton` null: the embedded default.
+ * Errors: NULL_ARGUMENT; INVALID_DATA (a rule of the viewer's loader broken: "FILE: error:
+ * [rule] message (… at byte N)", as `slanim info` prints it); BUFFER_TOO_SMALL.
+ */
+SLANIM_API slanim_status slanim_anim_info_line(const uint8_t* bytes, size_t size, const char* file,
+                                               const slanim_skeleton* skeleton, char* line, size_t capacity,
+                                               size_t* needed);
+
+/**
+ * .anim bytes edited as `slanim edit FILE OPTIONS… -o OUT` writes OUT: `edits` holds the
+ * options of `slanim edit`, one per line, "--option" or "--option VALUE" (the value is the
+ * rest of the line, verbatim: "--joint-priority mHip*=5", "--emote " clears the emote), applied
+ * in order (adjacent --loop-in / --loop-out lines are one change, as on the command line):
+ * --priority N, --joint-priority GLOB=N, --drop-joint GLOB, --drop-pos [GLOB], --drop-rot GLOB,
+ * --drop-empty, --ease-in S, --ease-out S, --loop, --no-loop, --loop-in T, --loop-out T (seconds
+ * or N%), --speed F, --hand-pose NAME|N, --emote NAME, --mirror. The result is encoded like the
+ * viewer and checked to load in it, byte for byte the file `slanim edit` writes.
+ * `skeleton` null: the embedded default. `anim`/`capacity`/`needed` count bytes.
+ * Errors: NULL_ARGUMENT; OUT_OF_RANGE (no edit, an unknown option, a malformed or out-of-range
+ * value: "LINE: why"); INVALID_DATA (the input breaks a loader rule, with its byte offset; an
+ * edit the motion refuses, "LINE: why"; a result the viewer would not load); BUFFER_TOO_SMALL.
+ */
+SLANIM_API slanim_status slanim_anim_edit(const uint8_t* bytes, size_t size, const char* edits,
+                                          const slanim_skeleton* skeleton, uint8_t* anim, size_t capacity,
+                                          size_t* needed);
+
+/**
+ * A Firestorm poser pose (LLSD XML) → .anim bytes, as `slanim convert pose.xml out.anim` with
+ * its defaults (priority 4, a 1 s loop, ease 0.5 s, hand relaxed; docs/creator-formats.md) on
+ * the embedded default skeleton. `skip_unknown_joints` non-zero drops entries that are not
+ * joints (else they are errors). Errors: NULL_ARGUMENT; INVALID_DATA (malformed XML, no joint to
+ * write, an unknown joint); BUFFER_TOO_SMALL.
+ */
+SLANIM_API slanim_status slanim_poser_to_anim(const char* xml, size_t size, int skip_unknown_joints, uint8_t* anim,
+                                              size_t capacity, size_t* needed);
+
+/* ========================================================================================== */
 /* IK on a chain                                                                              */
 /* ========================================================================================== */
 /* Thread: any (no shared state).                                                              */
@@ -370,6 +416,21 @@ SLANIM_API void slanim_world_destroy(slanim_world* world);
  * Errors: NULL_ARGUMENT, INVALID_HANDLE, OUT_OF_RANGE.
  */
 SLANIM_API slanim_status slanim_world_step(slanim_world* world, float dt);
+
+/**
+ * Turns the world's per-system timing on (non-zero) or off (World::set_profiling; off by
+ * default, and then free). Errors: INVALID_HANDLE.
+ */
+SLANIM_API slanim_status slanim_world_set_profiling(slanim_world* world, int on);
+/**
+ * The time each system took since profiling was turned on or last reset (World::profile), one
+ * line per system in run order: "NAME SECONDS CALLS\n" (seconds summed over worker threads, as
+ * CPU time; calls = avatar runs of per-avatar systems, steps of the others), NUL-terminated
+ * (`needed` counts the NUL). `reset` non-zero zeroes the times once they are written (not
+ * when the call fails, e.g. on a short buffer). Errors: INVALID_HANDLE, NULL_ARGUMENT, BUFFER_TOO_SMALL.
+ */
+SLANIM_API slanim_status slanim_world_profile(slanim_world* world, int reset, char* text, size_t capacity,
+                                              size_t* needed);
 
 /**
  * Loads a motion into the world's cache under `motion_id` (16 bytes), shared by every avatar

@@ -31,7 +31,8 @@ namespace slanim {
 /// How a World runs its per-avatar systems.
 struct WorldOptions {
     /// Worker threads for per-avatar systems: 0 = std::thread::hardware_concurrency(), 1 = all
-    /// work on the calling thread, at most 256. Results are bit-identical for every value.
+    /// work on the calling thread, at most 256. Results are bit-identical for every value. A
+    /// build without oneTBB (the WebAssembly build, docs/web.md) always runs one thread.
     int threads = 0;
     int chunk = 8;  ///< avatars per task (the grain of the parallel loop), ≥ 1
     /// Ok, or an Error naming the field out of range.
