@@ -34,8 +34,9 @@ class Engine {
   #toAnim(name, kind, bytes) {
     const api = this.api;
     if (kind === 'anim') return bytes;
-    if (kind === 'bvh') return api.bvhToAnim(bytes);
-    if (!api.importMotion) throw lacking(`importMotion (${kind} files)`);
+    if (kind === 'bvh') return api.bvhToAnim(new TextDecoder().decode(bytes));
+    if (kind === 'poser') return api.poserToAnim(new TextDecoder().decode(bytes));
+    if (!api.importMotion) throw lacking(`an import of .${kind} files`);
     return api.importMotion(bytes, kind, name);
   }
 
@@ -69,8 +70,7 @@ class Engine {
       return out;
     }
     try {
-      if (!this.api.describe) throw lacking('describe (the `slanim info` line)');
-      out.info = this.api.describe(anim, name);
+      out.info = this.api.infoLine(anim, name);
     } catch (e) {
       out.error = messageOf(e);
     }
@@ -80,8 +80,7 @@ class Engine {
   /** `slanim edit` with options [['--priority', '4'], ...] on .anim bytes: { anim } or { error }. */
   edit(anim, options) {
     try {
-      if (!this.api.edit) throw lacking('edit');
-      return { anim: this.api.edit(anim, options.flat()) };
+      return { anim: this.api.edit(anim, options.map((o) => o.join(' '))) };
     } catch (e) {
       return { error: messageOf(e) };
     }
@@ -92,7 +91,7 @@ class Engine {
     if (format === 'anim') return anim;
     if (format === 'bvh') return new TextEncoder().encode(this.api.animToBvh(anim, 30));
     if (format === 'glb') {
-      if (!this.api.animToGlb) throw lacking('animToGlb');
+      if (!this.api.animToGlb) throw lacking('.glb export');
       return this.api.animToGlb(anim);
     }
     throw new Error(`unknown format ${format}`);
