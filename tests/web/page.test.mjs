@@ -6,7 +6,7 @@
 // (the reference data), SLANIM_CHROMIUM (the browser), SLANIM_WEB_OUT (scratch folder).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -142,8 +142,10 @@ test('a truncated .anim shows the error with its byte offset; the page keeps wor
   const text = await page.textContent(`#file-list li:last-child`);
   assert.match(text, /DANCE1_cut\.anim/);
   assert.match(text, /at byte 393/);
-  const cliLines = validateLines(cut);
-  assert.deepEqual(entry.diagnostics, cliLines);
+  assert.deepEqual(entry.diagnostics, validateLines(cut));
+  // The card's error is the line `slanim info` prints for the file (on stderr, after "slanim info: ").
+  const info = spawnSync(SLANIM, ['info', cut], { encoding: 'utf8' });
+  assert.equal(entry.error, info.stderr.trim().replace(/^slanim info: /, '').replace(cut, 'DANCE1_cut.anim'));
   // Still working: DANCE1 plays, time advances, a pose is read.
   const t0 = await page.evaluate(() => { window.slanimTest.setPlaying(true); return window.slanimTest.time(); });
   await page.waitForFunction((t) => window.slanimTest.time() !== t, t0);

@@ -16,7 +16,6 @@ export class CharacterMesh {
   /** world: the engine's world; avatar: its handle; parent: a group in SL coordinates. */
   constructor(world, avatar, parent) {
     this.world = world;
-    this.avatar = avatar;
     this.parent = parent;
     this.group = new THREE.Group();
     this.parts = [];
@@ -36,10 +35,10 @@ export class CharacterMesh {
     parent.add(this.group);
   }
 
-  /** Copies the skinned vertices of the last step. */
-  update() {
+  /** Copies the skinned vertices of the last step of `avatar` (the main one: a replay makes a new one). */
+  update(avatar) {
     for (const p of this.parts) {
-      this.world.meshVertices(this.avatar, p.index, p.positions, p.normals);
+      this.world.meshVertices(avatar, p.index, p.positions, p.normals);
       p.geometry.attributes.position.needsUpdate = true;
       p.geometry.attributes.normal.needsUpdate = true;
     }

@@ -17,6 +17,13 @@ function messageOf(e) {
   return e?.message ?? String(e);
 }
 
+/** A message without the C function's name and the file name in front (the list adds the name). */
+function withoutPrefix(message, name) {
+  let m = message.replace(/^slanim_[a-z0-9_]+: /, '');
+  if (m.startsWith(`${name}: `)) m = m.slice(name.length + 2);
+  return m;
+}
+
 /** A missing call of the module: the feature says so instead of failing obscurely. */
 function lacking(what) {
   return new Error(`this build of slanim-api.js has no ${what}`);
@@ -51,28 +58,28 @@ class Engine {
     try {
       anim = this.#toAnim(name, kind, bytes);
     } catch (e) {
-      out.error = messageOf(e);
+      out.error = withoutPrefix(messageOf(e), name);
       return out;
     }
     try {
       out.diagnostics = this.api.validate(anim, { upload: true }).report;
     } catch (e) {
-      out.error = messageOf(e);
+      out.error = withoutPrefix(messageOf(e), name);
+      return out;
+    }
+    try {
+      // The `slanim info` line; for a file the viewer refuses, the error line `info` prints.
+      out.info = this.api.infoLine(anim, name);
+    } catch (e) {
+      out.error = withoutPrefix(messageOf(e), name);
       return out;
     }
     try {
       const motion = this.api.openMotion(anim);
-      out.duration = motion.info.duration;
       motion.destroy();
       out.anim = anim;
     } catch (e) {
-      out.error = messageOf(e);
-      return out;
-    }
-    try {
-      out.info = this.api.infoLine(anim, name);
-    } catch (e) {
-      out.error = messageOf(e);
+      out.error = withoutPrefix(messageOf(e), name);
     }
     return out;
   }

@@ -228,7 +228,7 @@ function loop(app) {
     try {
       const t0 = performance.now();
       app.playback.tick(dt);
-      app.mesh?.update();
+      app.mesh?.update(app.playback.avatars[0]);
       follow(app);
       app.overlays.update();
       app.scene.render();

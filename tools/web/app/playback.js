@@ -14,7 +14,8 @@ export class Playback {
     this.view = view;
     this.onTime = onTime;
     this.world = engine.createWorld();
-    this.avatars = [this.world.addAvatar()];
+    this.avatars = [];
+    this.#addAvatar();
     this.motions = []; // [{ id, anim }]
     this.duration = 0;
     this.time = 0;
@@ -32,7 +33,8 @@ export class Playback {
     this.world.dispose();
     this.world = world;
     this.view = view;
-    this.avatars = [world.addAvatar()];
+    this.avatars = [];
+    this.#addAvatar();
     this.duration = world.setMotions(this.motions);
     this.setCrowd(n);
   }
@@ -47,20 +49,28 @@ export class Playback {
   /** Sets the crowd size (1: one avatar); crowd avatars play at slightly different speeds. */
   setCrowd(n) {
     while (this.avatars.length > n) this.world.removeAvatar(this.avatars.pop());
-    while (this.avatars.length < n) {
-      const i = this.avatars.length;
-      const a = this.world.addAvatar();
-      this.world.setTimeFactor(a, 0.85 + 0.3 * ((i * 0.618034) % 1));
-      this.avatars.push(a);
-    }
+    while (this.avatars.length < n) this.#addAvatar();
     this.view.setCount(n);
     this.seek(this.time);
   }
 
+  // Fresh avatars (a used one keeps the last pose of joints no motion drives, so a replay on it
+  // would differ from `slanim play`), every motion started, then the first step (dt 0).
   #restart() {
+    const n = this.avatars.length;
+    while (this.avatars.length) this.world.removeAvatar(this.avatars.pop());
+    while (this.avatars.length < n) this.#addAvatar();
     for (const a of this.avatars) this.world.startAll(a, this.motions.map((m) => m.id));
     this.world.step(0);
     this.time = 0;
+  }
+
+  // Crowd avatars play at slightly different speeds (a stable factor per index).
+  #addAvatar() {
+    const i = this.avatars.length;
+    const a = this.world.addAvatar();
+    if (i > 0) this.world.setTimeFactor(a, 0.85 + 0.3 * ((i * 0.618034) % 1));
+    this.avatars.push(a);
   }
 
   /** Replays from 0 to t (seconds) in REPLAY_STEP steps and draws the pose. */
