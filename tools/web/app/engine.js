@@ -13,8 +13,10 @@ export async function loadEngine() {
   return new Engine(api);
 }
 
+/** An error's message, cut to 400 characters (a reader may quote a long run of junk bytes). */
 function messageOf(e) {
-  return e?.message ?? String(e);
+  const m = e?.message ?? String(e);
+  return m.length > 400 ? `${m.slice(0, 400)}…` : m;
 }
 
 /** A message without the C function's name and the file name in front (the list adds the name). */
@@ -43,7 +45,7 @@ class Engine {
     if (kind === 'anim') return bytes;
     if (kind === 'bvh') return api.bvhToAnim(new TextDecoder().decode(bytes));
     if (kind === 'poser') return api.poserToAnim(new TextDecoder().decode(bytes));
-    if (!api.importMotion) throw lacking(`an import of .${kind} files`);
+    if (!api.importMotion) throw lacking(`import of .${kind} files`);
     return api.importMotion(bytes, kind, name);
   }
 

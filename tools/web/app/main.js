@@ -164,6 +164,17 @@ function wireViewTools(app) {
   $('show-skeleton').addEventListener('change', (ev) => app.view.setSkeletonVisible(ev.target.checked));
   $('show-owners').addEventListener('change', (ev) => { app.overlays.owners = ev.target.checked; });
   $('show-targets').addEventListener('change', (ev) => { app.overlays.targets = ev.target.checked; });
+  // An overlay whose call the module lacks is shown disabled, with the reason (tools/web/NEEDS.md).
+  const { world, avatars } = app.playback;
+  for (const [id, has] of [['show-owners', world.owners(avatars[0]) !== null],
+                           ['show-targets', world.constraintTargets(avatars[0]) !== null]]) {
+    if (has) continue;
+    const box = $(id);
+    box.checked = false;
+    box.disabled = true;
+    box.parentElement.title = 'this build of slanim-api.js cannot report it yet';
+    if (id === 'show-targets') app.overlays.targets = false;
+  }
   $('frame-joint').addEventListener('change', (ev) => frameJoint(app, ev.target.value));
   $('crowd-toggle').addEventListener('click', guarded('crowd', () => {
     const n = app.playback.avatars.length > 1 ? 1 : Math.max(1, Math.min(400, Number($('crowd-size').value) || 1));
