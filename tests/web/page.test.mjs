@@ -234,7 +234,7 @@ test('an edit + .anim download equals slanim edit byte for byte', async () => {
   assert.ok(bytes.equals(fs.readFileSync(want)), 'the page\'s edit differs from slanim edit');
 });
 
-test('BVH → .anim download equals slanim convert', async () => {
+test('BVH → .anim download equals slanim convert, and its .bvh download too', async () => {
   const [entry] = await openThroughInput(BVH);
   assert.equal(entry.error, null);
   await selectEntry('kneel.bvh');
@@ -243,6 +243,12 @@ test('BVH → .anim download equals slanim convert', async () => {
   const want = path.join(OUT, 'kneel_cli.anim');
   slanim('convert', BVH, '-o', want);
   assert.ok(bytes.equals(fs.readFileSync(want)), 'the page\'s import differs from slanim convert');
+  // And back to .bvh as `slanim convert x.anim -o x.bvh` writes it (30 frames per second).
+  const bvh = await download('bvh');
+  assert.equal(bvh.name, 'kneel.bvh');
+  const wantBvh = path.join(OUT, 'kneel_cli.bvh');
+  slanim('convert', want, '-o', wantBvh);
+  assert.ok(bvh.bytes.equals(fs.readFileSync(wantBvh)), 'the page\'s .bvh differs from slanim convert');
 });
 
 test('a screenshot of the avatar is not blank; the console has no errors', async () => {
