@@ -5,7 +5,7 @@
 #
 # Needs: emscripten (apt-get install emscripten; scripts/setup.sh), the Debian headers the host
 # build uses (libfmt-dev, nlohmann-json3-dev, libpugixml-dev, libtinygltf-dev, libstb-dev), and
-# once, pugixml's source (pugixml.cpp; Debian ships the library compiled, not its source),
+# once, pugixml's source (Debian ships the library compiled, not its source),
 # fetched with `apt-get source` into build-web/deps/ through a private source list.
 # Only the page's targets are built; the compiler runs through ccache when installed.
 # Usage: scripts/build-web.sh [BUILD_DIR]   (default build-web/)

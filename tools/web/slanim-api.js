@@ -7,7 +7,8 @@
 // has a destroy() method; nothing is freed by the garbage collector.
 //
 // API (every method throws a SlanimError on a failed C call; its .status is the C status name,
-// its .message is slanim_last_error(), which names the rule and the byte offset for .anim files):
+// its .message is slanim_last_error(), which names the rule and the byte offset for .anim files,
+// its .detail the same without the C function's name):
 //
 //   const slanim = await loadSlanim({ locateFile })   // locateFile(name): URL of slanim.wasm
 //   slanim.version                                    // "0.1.0"
@@ -66,7 +67,11 @@ const BUFFER_TOO_SMALL = 3;
 const TRANSFORM_FLOATS = 7;
 const MATRIX_FLOATS = 16;
 
-/** A failed C call: .status is the status name, .code its number, .message slanim_last_error(). */
+/**
+ * A failed C call: .status is the status name, .code its number, .message slanim_last_error()
+ * ("slanim_anim_info_line: DANCE1.anim: error: [truncated] … (… at byte 493)"), .detail the
+ * message without the C function's name (the text the command prints after "slanim info: ").
+ */
 export class SlanimError extends Error {
   constructor(fn, code, message) {
     super(message || `${fn}: ${STATUS[code] ?? code}`);
@@ -74,6 +79,7 @@ export class SlanimError extends Error {
     this.fn = fn;
     this.code = code;
     this.status = STATUS[code] ?? `status ${code}`;
+    this.detail = this.message.startsWith(fn + ': ') ? this.message.slice(fn.length + 2) : this.message;
   }
 }
 

@@ -203,7 +203,7 @@ struct slanim_world {
         if (a == SLANIM_NULL_AVATAR) fail(SLANIM_ERROR_INVALID_HANDLE, "the avatar is SLANIM_NULL_AVATAR");
         if (serial_of != serial || index >= slots.size())
             fail(SLANIM_ERROR_INVALID_HANDLE, fmt::format("avatar {:#x} is not an avatar of this world", a));
-        AvatarSlot& s = slots[index];
+        AvatarSlot& s = slots[static_cast<std::size_t>(index)];  // < 2^20: fits a 32-bit size_t
         if (!s.live || (s.generation & kGenerationMask) != generation || !world.valid(s.entity))
             fail(SLANIM_ERROR_INVALID_HANDLE, fmt::format("avatar {:#x} was destroyed (stale handle)", a));
         return s;

@@ -189,7 +189,7 @@ TEST(CApiProfile, PerSystemTimesAsText) {
     ASSERT_EQ(slanim_world_profile(w.w, 0, after.data(), after.size(), &needed), SLANIM_OK);
     after.resize(needed - 1);
     EXPECT_NE(after.find("keyframe_sampling 0 0"), std::string::npos) << after;
-    EXPECT_EQ(slanim_world_set_profiling(nullptr, 1), SLANIM_ERROR_INVALID_HANDLE);
+    EXPECT_EQ(slanim_world_set_profiling(nullptr, 1), SLANIM_ERROR_NULL_ARGUMENT);
     EXPECT_EQ(slanim_world_profile(w.w, 0, nullptr, 0, nullptr), SLANIM_ERROR_NULL_ARGUMENT);
 }
 

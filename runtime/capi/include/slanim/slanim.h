@@ -419,7 +419,7 @@ SLANIM_API slanim_status slanim_world_step(slanim_world* world, float dt);
 
 /**
  * Turns the world's per-system timing on (non-zero) or off (World::set_profiling; off by
- * default, and then free). Errors: INVALID_HANDLE.
+ * default, and then free). Errors: NULL_ARGUMENT (world), INVALID_HANDLE.
  */
 SLANIM_API slanim_status slanim_world_set_profiling(slanim_world* world, int on);
 /**
