@@ -15,7 +15,7 @@ export async function loadEngine() {
 
 /** An error's message, cut to 400 characters (a reader may quote a long run of junk bytes). */
 function messageOf(e) {
-  const m = e?.message ?? String(e);
+  const m = e?.detail ?? e?.message ?? String(e);
   return m.length > 400 ? `${m.slice(0, 400)}…` : m;
 }
 
