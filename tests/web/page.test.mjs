@@ -109,7 +109,7 @@ test('DANCE1.anim opened through the file input: info line as slanim info, poses
   assert.equal(entry.error, null);
   const cliInfo = slanim('info', DANCE).trim().replace(DANCE, 'DANCE1.anim');
   assert.equal(entry.info, cliInfo);
-  assert.deepEqual(entry.diagnostics, validateLines(DANCE));
+  assertValidation(entry, DANCE);
   const frames = playCsv(DANCE);
   const count = frames.size;
   let compared = 0;
@@ -142,7 +142,7 @@ test('a truncated .anim shows the error with its byte offset; the page keeps wor
   const text = await page.textContent(`#file-list li:last-child`);
   assert.match(text, /DANCE1_cut\.anim/);
   assert.match(text, /at byte 393/);
-  assert.deepEqual(entry.diagnostics, validateLines(cut));
+  assertValidation(entry, cut);
   // The card's error is the line `slanim info` prints for the file (on stderr, after "slanim info: ").
   const info = spawnSync(SLANIM, ['info', cut], { encoding: 'utf8' });
   assert.equal(entry.error, info.stderr.trim().replace(/^slanim info: /, '').replace(cut, 'DANCE1_cut.anim'));
@@ -155,15 +155,23 @@ test('a truncated .anim shows the error with its byte offset; the page keeps wor
   assert.ok(entries.some((e) => e.name === 'DANCE1.anim' && e.playable));
 });
 
-/** `slanim validate --upload` report lines (the indented ones), trimmed: the page applies the upload rules. */
-function validateLines(file) {
+/** What `slanim validate --upload FILE` prints, FILE shown as `name`: { verdict, lines (trimmed) }. */
+function validateCli(file, name) {
   let text;
   try {
     text = execFileSync(SLANIM, ['validate', '--upload', file], { encoding: 'utf8' });
   } catch (e) {
     text = e.stdout;
   }
-  return text.split('\n').filter((l) => l.startsWith('  ')).map((l) => l.trim());
+  const [verdict, ...rest] = text.split('\n');
+  return { verdict: verdict.replace(file, name), lines: rest.filter((l) => l.startsWith('  ')).map((l) => l.trim()) };
+}
+
+/** Checks a card's validation against the command's. */
+function assertValidation(entry, file) {
+  const cli = validateCli(file, entry.name);
+  assert.equal(entry.verdict, cli.verdict);
+  assert.deepEqual(entry.diagnostics, cli.lines);
 }
 
 test('bad input: empty, junk, 100 MiB, unknown kind each get a message naming the file; loaded motions stay', async () => {

@@ -51,11 +51,12 @@ class Engine {
 
   /**
    * A file's card: { anim: Uint8Array|null (playable .anim), info: the `slanim info` line with
-   * `name` or null, diagnostics: the `slanim validate --upload` lines, error: the message (without
-   * the name) or null }. Never throws.
+   * `name` or null, verdict: the first line of `slanim validate --upload` ("NAME: valid (0
+   * error(s), 0 warning(s))"), diagnostics: its other lines, error: the message (without the
+   * name) or null }. Never throws.
    */
   inspect(name, kind, bytes) {
-    const out = { anim: null, info: null, diagnostics: [], error: null };
+    const out = { anim: null, info: null, verdict: null, diagnostics: [], error: null };
     let anim;
     try {
       anim = this.#toAnim(name, kind, bytes);
@@ -64,7 +65,10 @@ class Engine {
       return out;
     }
     try {
-      out.diagnostics = this.api.validate(anim, { upload: true }).report;
+      // What `slanim validate --upload NAME` prints: the verdict line, then one line per finding.
+      const [verdict, ...lines] = this.api.validateText(anim, name, { upload: true }).split('\n');
+      out.verdict = verdict;
+      out.diagnostics = lines.filter((l) => l.trim() !== '').map((l) => l.trim());
     } catch (e) {
       out.error = withoutPrefix(messageOf(e), name);
       return out;

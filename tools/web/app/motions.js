@@ -37,7 +37,7 @@ export class MotionList {
 
   async #openOne(file) {
     const entry = { id: nextId++, name: file.name, kind: motionKind(file.name), anim: null,
-                    info: null, diagnostics: [], error: null, enabled: true, edited: false };
+                    info: null, verdict: null, diagnostics: [], error: null, enabled: true, edited: false };
     try {
       if (!entry.kind) {
         throw new FileProblem(file.name,
@@ -45,7 +45,7 @@ export class MotionList {
       }
       const bytes = await readBytes(file);
       const r = this.engine.inspect(file.name, entry.kind, bytes);
-      Object.assign(entry, { anim: r.anim, info: r.info, diagnostics: r.diagnostics,
+      Object.assign(entry, { anim: r.anim, info: r.info, verdict: r.verdict, diagnostics: r.diagnostics,
                              error: r.error ? `${file.name}: ${r.error}` : null });
     } catch (e) {
       entry.error = e instanceof FileProblem ? e.message : `${file.name}: ${e?.message ?? e}`;
@@ -56,7 +56,7 @@ export class MotionList {
   /** Replaces an entry's .anim (after an edit) and re-reads its info and report. */
   replaceAnim(entry, anim) {
     const r = this.engine.inspect(entry.name, 'anim', anim);
-    Object.assign(entry, { anim: r.anim, info: r.info, diagnostics: r.diagnostics,
+    Object.assign(entry, { anim: r.anim, info: r.info, verdict: r.verdict, diagnostics: r.diagnostics,
                            error: r.error ? `${entry.name}: ${r.error}` : null, edited: true });
     this.render();
     this.onChange();
@@ -93,6 +93,7 @@ export class MotionList {
     li.appendChild(name);
     if (e.info) li.appendChild(line('info', e.info));
     if (e.error) li.appendChild(line('diag error', e.error));
+    if (e.verdict) li.appendChild(line(`verdict ${e.verdict.includes(': valid') ? 'ok' : 'error'}`, e.verdict));
     for (const d of e.diagnostics) {
       li.appendChild(line(`diag ${d.startsWith('error') ? 'error' : 'warning'}`, d));
     }

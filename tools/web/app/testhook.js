@@ -31,7 +31,7 @@ export function installTestHook(app) {
     /** Opens File objects through the same path as the file input and a drop. */
     openFiles: async (files) => (await app.openFiles(files)).map((e) => e.name),
     /** The file list: name, info line, report lines, error. */
-    entries: () => app.list.entries.map((e) => ({ name: e.name, info: e.info, diagnostics: e.diagnostics,
+    entries: () => app.list.entries.map((e) => ({ name: e.name, info: e.info, verdict: e.verdict, diagnostics: e.diagnostics,
                                                   error: e.error, playable: !!e.anim })),
     /**
      * The main avatar's model pose at timeline time t (seconds; playback pauses): per joint its
