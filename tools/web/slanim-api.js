@@ -40,11 +40,16 @@
 //                  hipTurnDegrees } (absent: the uploader's defaults)
 //   slanim.animToBvh(bytes, fps = 30) → string (as `slanim convert in.anim out.bvh --fps F`)
 //
+//   // A viewer character folder the user opens (never shipped): the files are written into the
+//   // module's in-memory file system and read by slanim_skeleton_load, as a C host reads a folder
+//   const skel = slanim.loadCharacter({ 'avatar_skeleton.xml': bytes, 'avatar_lad.xml': bytes,
+//                                       'avatar_upper_body.llm': bytes, … })  → Skeleton
+//
 //   // Playback with the viewer's blend rules (a slanim World; one thread in the browser)
 //   const world = slanim.createWorld()
 //   world.loadMotion(id, bytes)      // id: any string (hashed to the 16-byte motion id) or 16 bytes
 //   world.unloadMotion(id)
-//   const avatar = world.createAvatar()           // an Avatar of the default skeleton
+//   const avatar = world.createAvatar(skeleton?)  // an Avatar (default: the embedded skeleton)
 //   avatar.start(id, offset = 0), avatar.stop(id, immediate = false), avatar.stopAll(immediate)
 //   avatar.isActive(id), avatar.setTimeFactor(f), avatar.setPaused(bool)
 //   world.step(dt)                                 // seconds (0 allowed)
@@ -52,6 +57,12 @@
 //   avatar.transforms(out?) → Float32Array(7 × joints): model pose, avatar-root frame, metres
 //   avatar.matrices(out?)   → Float32Array(16 × joints): column-major T·R·S per joint
 //   avatar.destroy(); world.destroy()
+//   // With a character folder's skeleton: the SL body, CPU-skinned as `slanim view` skins it
+//   avatar.enableAppearance(skin = true); avatar.meshes() → [{ type, vertexCount, triangleCount }]
+//   avatar.meshTriangles(i) → Uint32Array(3 × triangles)
+//   avatar.meshVertices(i) → { positions, normals } (Float32Array(3 × vertices) each, after the
+//       last step, avatar-root frame, metres)
+//   avatar.setVisualParam(id, weight), avatar.getVisualParam(id), avatar.applyWearable(text)
 //
 // Frames: SL's, X forward, Y left, Z up, metres, seconds; quaternions x, y, z, w.
 // Memory: pointers and sizes are 32-bit (wasm32); every buffer this module allocates in the
@@ -129,6 +140,7 @@ class Slanim {
     this.M = M;
     this.version = M.UTF8ToString(M._slanim_version());
     this.skeleton = this._defaultSkeleton();
+    this._characters = 0;
   }
 
   /** Throws a SlanimError for a failed status of C function `fn`. */
@@ -269,6 +281,22 @@ class Slanim {
     });
   }
 
+  loadCharacter(files) {
+    const FS = this.M.FS;
+    const dir = `/character-${++this._characters}`;
+    FS.mkdir(dir);
+    for (const [name, bytes] of Object.entries(files)) {
+      const base = name.replace(/^.*[\\/]/, '');
+      if (!/^[A-Za-z0-9_.-]+$/.test(base)) throw new RangeError(`unexpected file name ${name}`);
+      FS.writeFile(`${dir}/${base}`, bytes);
+    }
+    return this._with((h) => {
+      const out = h.alloc(4);
+      this._check('slanim_skeleton_load', this.M._slanim_skeleton_load(h.string(dir), out));
+      return new Skeleton(this, this.M.HEAPU32[out >> 2]);
+    });
+  }
+
   createWorld() {
     return this._with((h) => {
       const out = h.alloc(4);
@@ -354,12 +382,12 @@ class World {
       return api.M.HEAP32[out >> 2] !== 0;
     });
   }
-  createAvatar() {
+  createAvatar(skeleton = this.api.skeleton) {
     const api = this.api;
     return api._with((h) => {
       const out = h.alloc(8);
-      api._check('slanim_avatar_create', api.M._slanim_avatar_create(this.ptr, api.skeleton.ptr, out));
-      const a = new Avatar(this, api.M.HEAPU32[out >> 2], api.M.HEAPU32[(out >> 2) + 1]);
+      api._check('slanim_avatar_create', api.M._slanim_avatar_create(this.ptr, skeleton.ptr, out));
+      const a = new Avatar(this, api.M.HEAPU32[out >> 2], api.M.HEAPU32[(out >> 2) + 1], skeleton);
       this.avatars.add(a);
       return a;
     });
@@ -383,12 +411,13 @@ class World {
 // An avatar handle is a 64-bit value; wasm32 without BigInt integration passes it as two 32-bit
 // halves (low, high) to every exported function.
 class Avatar {
-  constructor(world, lo, hi) {
+  constructor(world, lo, hi, skeleton) {
     this.world = world;
     this.api = world.api;
     this.lo = lo;
     this.hi = hi;
-    this.jointCount = this.api.skeleton.jointCount;
+    this.skeleton = skeleton;
+    this.jointCount = skeleton.jointCount;
   }
   _call(name, ...args) {
     const M = this.api.M;
@@ -424,6 +453,61 @@ class Avatar {
   transforms(out) { return this._pose('slanim_avatar_joint_transforms', TRANSFORM_FLOATS, out); }
   /** Column-major 4×4 per joint (T·R·S), avatar-root frame. */
   matrices(out) { return this._pose('slanim_avatar_joint_matrices', MATRIX_FLOATS, out); }
+
+  /** The avatar_lad.xml params and (skin) the CPU-skinned base meshes of its character folder. */
+  enableAppearance(skin = true) { this._call('slanim_avatar_enable_appearance', skin ? 1 : 0); }
+  getVisualParam(id) {
+    return this.api._with((h) => {
+      const out = h.alloc(4);
+      this._call('slanim_avatar_get_visual_param', id, out);
+      return this.api.M.HEAPF32[out >> 2];
+    });
+  }
+  setVisualParam(id, weight) { this._call('slanim_avatar_set_visual_param', id, weight); }
+  /** A body-part wearable (LLWearable text); returns the count of params it set. */
+  applyWearable(text) {
+    return this.api._with((h) => {
+      const bytes = new TextEncoder().encode(text);
+      const out = h.alloc(4);
+      this._call('slanim_avatar_apply_wearable', h.bytes(bytes), bytes.length, out);
+      return this.api.M.HEAP32[out >> 2];
+    });
+  }
+  meshes() {
+    const api = this.api;
+    return api._with((h) => {
+      const n = h.alloc(4);
+      this._call('slanim_avatar_mesh_count', n);
+      const list = [];
+      const info = h.alloc(72);
+      for (let i = 0; i < api.M.HEAP32[n >> 2]; ++i) {
+        this._call('slanim_avatar_mesh_info', i, info);
+        list.push({ vertexCount: api.M.HEAPU32[info >> 2], triangleCount: api.M.HEAPU32[(info >> 2) + 1],
+          type: api.M.UTF8ToString(info + 8, 64) });
+      }
+      return list;
+    });
+  }
+  meshTriangles(mesh) {
+    return this.api._read('slanim_avatar_mesh_triangles', (p, cap, needed) =>
+      this.api.M._slanim_avatar_mesh_triangles(this.world.ptr, this.lo, this.hi, mesh, p, cap, needed), Uint32Array, 1);
+  }
+  meshVertices(mesh) {
+    const api = this.api;
+    return api._with((h) => {
+      const needed = h.alloc(4);
+      let code = api.M._slanim_avatar_mesh_vertices(this.world.ptr, this.lo, this.hi, mesh, 0, 0, 0, needed);
+      if (code !== BUFFER_TOO_SMALL) api._check('slanim_avatar_mesh_vertices', code);
+      const n = api.M.HEAPU32[needed >> 2];
+      const pos = h.alloc(n * 4), nrm = h.alloc(n * 4);
+      code = api.M._slanim_avatar_mesh_vertices(this.world.ptr, this.lo, this.hi, mesh, pos, nrm, n, needed);
+      api._check('slanim_avatar_mesh_vertices', code);
+      return {
+        positions: new Float32Array(api.M.HEAPU8.buffer.slice(pos, pos + n * 4)),
+        normals: new Float32Array(api.M.HEAPU8.buffer.slice(nrm, nrm + n * 4)),
+      };
+    });
+  }
   destroy() {
     if (this.world.ptr) this._call('slanim_avatar_destroy');
     this.world.avatars.delete(this);
