@@ -259,6 +259,37 @@ test('BVH → .anim download equals slanim convert, and its .bvh download too', 
   assert.ok(bvh.bytes.equals(fs.readFileSync(wantBvh)), 'the page\'s .bvh differs from slanim convert');
 });
 
+test('the character folder: the SL body skinned, poses equal slanim play --character --mesh-out', async () => {
+  const dir = path.join(SHARED, 'sl-character');
+  const files = fs.readdirSync(dir).filter((f) => /^avatar_(lad|skeleton)\.xml$|\.llm$/.test(f)).map((f) => path.join(dir, f));
+  await page.setInputFiles('#character-input', files);
+  await page.waitForFunction(() => !/^reading/.test(window.slanimTest.status()), null, { timeout: 60000 });
+  assert.equal(await page.evaluate(() => window.slanimTest.status()), 'avatar mesh loaded');
+  const mesh = await page.evaluate(() => window.slanimTest.character());
+  assert.ok(mesh.meshes >= 5 && mesh.vertices > 1000 && mesh.triangles > 1000, JSON.stringify(mesh));
+  // Only DANCE1 plays: the page's DANCE1.anim is the edited one, which equals DANCE1_cli.anim
+  // (the edit test), so the command plays that file.
+  await page.evaluate(() => window.slanimTest.playOnly('DANCE1.anim'));
+  const frames = new Map();
+  // --mesh-out gives the played avatar its appearance (the visual params' joint offsets), as the
+  // page's skinned avatar has; one mesh file (frame 0) is written.
+  const lines = slanim('play', '--character', dir, '--format', 'csv', '--mesh-out', path.join(OUT, 'mesh_%f.obj'),
+    '--mesh-frames', '0', path.join(OUT, 'DANCE1_cli.anim')).trim().split('\n').slice(1);
+  for (const l of lines) {
+    const [frame, time, joint, ...v] = l.split(',');
+    if (!frames.has(+frame)) frames.set(+frame, { time: +time, joints: new Map() });
+    frames.get(+frame).joints.set(joint, v.slice(0, 3).map(Number));
+  }
+  for (const f of [0, 30, 60]) {
+    const { time, joints } = frames.get(f);
+    const pose = new Map((await page.evaluate((t) => window.slanimTest.pose(t), time)).map((j) => [j.joint, j.p]));
+    for (const [joint, want] of joints) {
+      const got = pose.get(joint);
+      assert.ok(got && got.every((x, i) => Math.abs(x - want[i]) <= 1e-5), `t=${time} ${joint} ${got} vs ${want}`);
+    }
+  }
+});
+
 test('a screenshot of the avatar is not blank; the console has no errors', async () => {
   await page.evaluate(() => window.slanimTest.pose(1.0));
   const stats = await page.evaluate(() => window.slanimTest.canvasStats());

@@ -112,20 +112,27 @@ class Engine {
 
   /**
    * A character folder's files (File objects: avatar_lad.xml, avatar_skeleton.xml, *.llm):
-   * { world, joints, description } or { error }.
+   * { world (a PageWorld of that skeleton, its first avatar skinned), joints, description } or
+   * { error }.
    */
   async loadCharacter(files) {
+    let world = null;
     try {
-      if (!this.api.loadCharacter) throw lacking('loadCharacter (the character folder)');
-      const named = await Promise.all(files.map(async (f) => ({ name: f.name, bytes: new Uint8Array(await f.arrayBuffer()) })));
-      const character = this.api.loadCharacter(named);
-      const s = character.skeleton;
+      const named = {};
+      for (const f of files) named[f.name] = new Uint8Array(await f.arrayBuffer());
+      const skeleton = this.api.loadCharacter(named);
+      world = new PageWorld(this.api, skeleton);
+      // The appearance is read on first use: try it on a throwaway avatar so that a missing or
+      // malformed avatar_lad.xml / .llm is reported here, and the current world stays.
+      world.probeAppearance();
+      const llm = files.filter((f) => f.name.endsWith('.llm')).length;
       return {
-        world: new PageWorld(this.api, character),
-        joints: { names: s.names, parents: s.parents, boneCount: s.boneCount },
-        description: `character folder: ${files.length} file(s), ${s.boneCount} bones, skinned mesh`,
+        world,
+        joints: { names: skeleton.names, parents: skeleton.parents, boneCount: skeleton.boneCount },
+        description: `character folder: ${files.length} file(s) (${llm} .llm), ${skeleton.boneCount} bones, skinned mesh`,
       };
     } catch (e) {
+      world?.dispose();
       return { error: messageOf(e) };
     }
   }
@@ -175,9 +182,19 @@ class PageWorld {
   addAvatar() {
     if (!this.character) return this.world.createAvatar();
     const first = this.world.avatars.size === 0;
-    const a = this.world.createAvatar(this.character.skeleton);
+    const a = this.world.createAvatar(this.character);
     if (first) a.enableAppearance(true);
     return a;
+  }
+
+  /** Throws when the character's appearance (avatar_lad.xml and its meshes) cannot be loaded. */
+  probeAppearance() {
+    const a = this.world.createAvatar(this.character);
+    try {
+      a.enableAppearance(true);
+    } finally {
+      a.destroy();
+    }
   }
 
   removeAvatar(avatar) { avatar.destroy(); }
@@ -202,8 +219,19 @@ class PageWorld {
   constraintTargets(avatar) { return avatar.constraintTargets ? avatar.constraintTargets() : null; }
 
   /** The skinned meshes: [{ index, type, vertexCount, triangles: Uint32Array }]. */
-  meshes(avatar) { return avatar.meshes(); }
-  meshVertices(avatar, k, positions, normals) { avatar.meshVertices(k, positions, normals); }
+  meshes(avatar) {
+    return avatar.meshes().map((m, index) => ({ index, type: m.type, vertexCount: m.vertexCount,
+                                                triangles: avatar.meshTriangles(index) }));
+  }
 
-  dispose() { this.world.destroy(); }
+  /** Mesh k's skinned vertices after the last step, copied into `positions` and `normals`. */
+  meshVertices(avatar, k, positions, normals) {
+    const v = avatar.meshVertices(k);
+    positions.set(v.positions.subarray(0, positions.length));
+    normals.set(v.normals.subarray(0, normals.length));
+  }
+
+  dispose() {
+    this.world.destroy();
+  }
 }

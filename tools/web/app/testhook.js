@@ -48,6 +48,12 @@ export function installTestHook(app) {
         q: Array.from(tr.subarray(j * 7 + 3, j * 7 + 7)),
       }));
     },
+    /** Plays only the files named `name` (the others' "plays" boxes cleared, as a person would). */
+    playOnly: (name) => {
+      for (const e of app.list.entries) e.enabled = e.name === name;
+      app.list.render();
+      app.list.onChange();
+    },
     setPlaying: (on) => { pb.playing = on; app.syncPlayButton(); },
     time: () => pb.time,
     duration: () => pb.duration,
@@ -55,5 +61,11 @@ export function installTestHook(app) {
     frameMs: () => app.frameMs,
     canvasStats: () => canvasStats(app.scene),
     status: () => document.getElementById('status').textContent,
+    /** The character mesh drawn: { meshes, vertices, triangles } (zeros: the generated body). */
+    character: () => {
+      const parts = app.mesh?.parts ?? [];
+      return { meshes: parts.length, vertices: parts.reduce((n, p) => n + p.positions.length / 3, 0),
+               triangles: parts.reduce((n, p) => n + p.geometry.index.count / 3, 0) };
+    },
   };
 }
