@@ -207,7 +207,7 @@ export function frameJoint(app, name) {
   const j = name ? view.joints.names.indexOf(name) : -1;
   const p = j >= 0 ? view.jointPosition(0, j) : null;
   if (p) {
-    scene.frame(p[0], p[1], p[2], name === 'mHead' ? 0.7 : 0.6);
+    scene.frame(p[0], p[1], p[2], name === 'mHead' ? 0.9 : 0.6);
     app.follow = { joint: j, at: p };
   }
   else {
