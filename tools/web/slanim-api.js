@@ -39,6 +39,7 @@
 //                  skipUnknownJoints, keepAllFrames, importer, pelvisOriginFirstFrame,
 //                  hipTurnDegrees } (absent: the uploader's defaults)
 //   slanim.animToBvh(bytes, fps = 30) → string (as `slanim convert in.anim out.bvh --fps F`)
+//   slanim.bvjToAnim(text) → Uint8Array (as `slanim convert in.bvj out.anim`)
 //
 //   // A viewer character folder the user opens (never shipped): the files are written into the
 //   // module's in-memory file system and read by slanim_skeleton_load, as a C host reads a folder
@@ -241,6 +242,15 @@ class Slanim {
       const data = h.bytes(text);
       return this._read('slanim_poser_to_anim', (p, cap, needed) =>
         this.M._slanim_poser_to_anim(data, text.length, skipUnknownJoints ? 1 : 0, p, cap, needed), Uint8Array, 65536);
+    });
+  }
+
+  bvjToAnim(text) {
+    return this._with((h) => {
+      const bvj = new TextEncoder().encode(text);
+      const data = h.bytes(bvj);
+      return this._read('slanim_bvj_to_anim', (p, cap, needed) =>
+        this.M._slanim_bvj_to_anim(data, bvj.length, p, cap, needed), Uint8Array, 65536);
     });
   }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The C API: motion files as the `slanim` command handles them (slanim_anim_info_line,
-// slanim_anim_edit, slanim_poser_to_anim): what the browser page (docs/web.md) and any C host
+// slanim_anim_edit, slanim_poser_to_anim, slanim_bvj_to_anim): what the browser page (docs/web.md) and any C host
 // need to show and change a file the way the command does.
 #include <charconv>
 #include <cmath>
@@ -12,6 +12,7 @@
 
 #include "capi_internal.hpp"
 #include "slanim/formats/anim_codec.hpp"
+#include "slanim/formats/bvj.hpp"
 #include "slanim/formats/motion_edit.hpp"
 #include "slanim/formats/motion_info.hpp"
 #include "slanim/formats/poser.hpp"
@@ -227,6 +228,21 @@ slanim_status slanim_poser_to_anim(const char* xml, size_t size, int skip_unknow
         PoserConvertOptions po;
         po.skip_unknown_joints = skip_unknown_joints != 0;
         auto r = poser_to_motion(*pose, *skel, po);
+        if (!r) fail(SLANIM_ERROR_INVALID_DATA, r.error().message);
+        const std::vector<std::uint8_t> out = encode_checked(r->motion, *skel);
+        check_capacity(anim, capacity, out.size(), needed, "anim");
+        std::memcpy(anim, out.data(), out.size());
+    });
+}
+
+slanim_status slanim_bvj_to_anim(const char* bvj, size_t size, uint8_t* anim, size_t capacity, size_t* needed) {
+    return guard(__func__, [&] {
+        need(needed, "needed");
+        if (size > 0) need(bvj, "bvj");
+        auto parsed = parse_bvj(std::string_view(bvj ? bvj : "", size));
+        if (!parsed) fail(SLANIM_ERROR_INVALID_DATA, parsed.error().message);
+        const auto skel = Skeleton::default_skeleton();
+        auto r = import_bvj(*parsed, *skel, BvhImportOptions{});
         if (!r) fail(SLANIM_ERROR_INVALID_DATA, r.error().message);
         const std::vector<std::uint8_t> out = encode_checked(r->motion, *skel);
         check_capacity(anim, capacity, out.size(), needed, "anim");

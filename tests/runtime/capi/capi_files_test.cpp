@@ -159,6 +159,31 @@ TEST(CApiFiles, PoserToAnimEqualsSlanimConvert) {
 #endif
 }
 
+TEST(CApiFiles, BvjToAnimEqualsSlanimConvert) {
+#ifndef SLANIM_CLI_BINARY
+    GTEST_SKIP() << "built without the slanim command (SLANIM_BUILD_TOOLS=OFF)";
+#else
+    SKIP_WITHOUT(kDance);
+    TempDir tmp;
+    const fs::path bvj = tmp.path / "dance.bvj", out = tmp.path / "dance.anim";
+    const std::string cli(SLANIM_CLI_BINARY);
+    ASSERT_EQ(run(cli + " convert " + kDance + " -o " + bvj.string(), tmp.path / "log1.txt"), 0)
+        << read_text(tmp.path / "log1.txt");
+    ASSERT_EQ(run(cli + " convert " + bvj.string() + " -o " + out.string(), tmp.path / "log2.txt"), 0)
+        << read_text(tmp.path / "log2.txt");
+    const auto want = read_or_skip(out.string());
+    const std::string text = read_text(bvj);
+    std::size_t needed = 0;
+    ASSERT_EQ(slanim_bvj_to_anim(text.data(), text.size(), nullptr, 0, &needed), SLANIM_ERROR_BUFFER_TOO_SMALL)
+        << slanim_last_error();
+    std::vector<std::uint8_t> got(needed);
+    ASSERT_EQ(slanim_bvj_to_anim(text.data(), text.size(), got.data(), got.size(), &needed), SLANIM_OK)
+        << slanim_last_error();
+    EXPECT_EQ(got, want);
+    EXPECT_EQ(slanim_bvj_to_anim("{", 1, nullptr, 0, &needed), SLANIM_ERROR_INVALID_DATA);
+#endif
+}
+
 // slanim_world_profile: the World's systems in run order with the steps' times, zeroed by reset.
 TEST(CApiProfile, PerSystemTimesAsText) {
     SKIP_WITHOUT(kDance);

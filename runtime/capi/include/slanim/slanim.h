@@ -350,6 +350,15 @@ SLANIM_API slanim_status slanim_anim_edit(const uint8_t* bytes, size_t size, con
 SLANIM_API slanim_status slanim_poser_to_anim(const char* xml, size_t size, int skip_unknown_joints, uint8_t* anim,
                                               size_t capacity, size_t* needed);
 
+/**
+ * A BVJ motion (JSON) → .anim bytes, as `slanim convert in.bvj out.anim` with the default
+ * import options (import_bvj, the BVH uploader's rules; docs/creator-formats.md), on the embedded
+ * default skeleton. Errors: NULL_ARGUMENT; INVALID_DATA (malformed JSON with its position, a
+ * non-SL joint, …); BUFFER_TOO_SMALL.
+ */
+SLANIM_API slanim_status slanim_bvj_to_anim(const char* bvj, size_t size, uint8_t* anim, size_t capacity,
+                                            size_t* needed);
+
 /* ========================================================================================== */
 /* IK on a chain                                                                              */
 /* ========================================================================================== */
