@@ -259,6 +259,19 @@ test('BVH → .anim download equals slanim convert, and its .bvh download too', 
   assert.ok(bvh.bytes.equals(fs.readFileSync(wantBvh)), 'the page\'s .bvh differs from slanim convert');
 });
 
+test('BVJ → .anim download equals slanim convert', async () => {
+  const bvj = path.join(OUT, 'dance1.bvj');
+  slanim('convert', DANCE, '-o', bvj);
+  const [entry] = await openThroughInput(bvj);
+  assert.equal(entry.error, null);
+  await selectEntry('dance1.bvj');
+  const { name, bytes } = await download('anim');
+  assert.equal(name, 'dance1.anim');
+  const want = path.join(OUT, 'dance1_cli.anim');
+  slanim('convert', bvj, '-o', want);
+  assert.ok(bytes.equals(fs.readFileSync(want)), 'the page\'s .bvj import differs from slanim convert');
+});
+
 test('the character folder: the SL body skinned, poses equal slanim play --character --mesh-out', async () => {
   const dir = path.join(SHARED, 'sl-character');
   const files = fs.readdirSync(dir).filter((f) => /^avatar_(lad|skeleton)\.xml$|\.llm$/.test(f)).map((f) => path.join(dir, f));

@@ -45,6 +45,7 @@ class Engine {
     if (kind === 'anim') return bytes;
     if (kind === 'bvh') return api.bvhToAnim(new TextDecoder().decode(bytes));
     if (kind === 'poser') return api.poserToAnim(new TextDecoder().decode(bytes));
+    if (kind === 'bvj') return api.bvjToAnim(new TextDecoder().decode(bytes));
     if (!api.importMotion) throw lacking(`import of .${kind} files`);
     return api.importMotion(bytes, kind, name);
   }
