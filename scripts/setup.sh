@@ -18,6 +18,7 @@ PACKAGES=(
   nats-server libnats-dev             # relay federation over NATS (broker for tests, C client)
   openssl python3-cryptography        # the relay security tests: throwaway CA (grid.sh), NKey/JWT creds
   emscripten                          # the browser page (scripts/build-web.sh, docs/web.md)
+  chromium                            # the page's browser tests (tests/web, headless)
 )
 # Node.js and npm run the Khronos glTF validator of the glTF tests (tests/tools/gltf): Debian's
 # packages only when the machine has no node/npm of its own (a NodeSource node conflicts with
@@ -43,6 +44,10 @@ if command -v npm >/dev/null 2>&1; then
   echo "setup: npm ci --prefix tests/tools/gltf"
   npm ci --prefix "$ROOT/tests/tools/gltf" --no-audit --no-fund ||
     echo "setup: npm ci failed (no registry?): the glTF validator tests will be skipped"
+  # The page's three.js and the browser tests' playwright-core (tools/web/package-lock.json).
+  echo "setup: npm ci --prefix tools/web"
+  npm ci --prefix "$ROOT/tools/web" --no-audit --no-fund ||
+    echo "setup: npm ci failed (no registry?): the page cannot be built, its browser tests will be skipped"
 else
   echo "setup: npm not found: the glTF validator tests will be skipped"
 fi

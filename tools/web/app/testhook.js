@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+// window.slanimTest: what the browser tests (tests/web) read and drive. Nothing here changes
+// what the page does for a person; it exposes the same calls the panels use.
+
+/** Statistics of the drawn view: fraction of pixels unlike the background, distinct colours. */
+function canvasStats(scene) {
+  scene.render();
+  const c = scene.canvas;
+  const probe = document.createElement('canvas');
+  probe.width = c.width;
+  probe.height = c.height;
+  const g = probe.getContext('2d');
+  g.drawImage(c, 0, 0);
+  const px = g.getImageData(0, 0, c.width, c.height).data;
+  const bg = [px[0], px[1], px[2]];
+  let differing = 0;
+  const colours = new Set();
+  for (let i = 0; i < px.length; i += 4) {
+    const d = Math.abs(px[i] - bg[0]) + Math.abs(px[i + 1] - bg[1]) + Math.abs(px[i + 2] - bg[2]);
+    if (d > 24) differing += 1;
+    if (colours.size < 4096) colours.add((px[i] << 16) | (px[i + 1] << 8) | px[i + 2]);
+  }
+  return { width: c.width, height: c.height, differing: differing / (px.length / 4), colours: colours.size };
+}
+
+export function installTestHook(app) {
+  const pb = app.playback;
+  window.slanimTest = {
+    ready: true,
+    version: app.engine.version,
+    /** Opens File objects through the same path as the file input and a drop. */
+    openFiles: async (files) => (await app.openFiles(files)).map((e) => e.name),
+    /** The file list: name, info line, report lines, error. */
+    entries: () => app.list.entries.map((e) => ({ name: e.name, info: e.info, verdict: e.verdict, diagnostics: e.diagnostics,
+                                                  error: e.error, playable: !!e.anim })),
+    /**
+     * The main avatar's model pose at timeline time t (seconds; playback pauses): per joint its
+     * name, position [x, y, z] (metres, avatar-root frame) and rotation [x, y, z, w].
+     */
+    pose: (t) => {
+      pb.playing = false;
+      app.syncPlayButton();
+      pb.seek(t);
+      const tr = pb.transforms();
+      return app.view.joints.names.map((name, j) => ({
+        joint: name,
+        p: Array.from(tr.subarray(j * 7, j * 7 + 3)),
+        q: Array.from(tr.subarray(j * 7 + 3, j * 7 + 7)),
+      }));
+    },
+    /** Plays only the files named `name` (the others' "plays" boxes cleared, as a person would). */
+    playOnly: (name) => {
+      for (const e of app.list.entries) e.enabled = e.name === name;
+      app.list.render();
+      app.list.onChange();
+    },
+    setPlaying: (on) => { pb.playing = on; app.syncPlayButton(); },
+    time: () => pb.time,
+    duration: () => pb.duration,
+    crowd: () => pb.avatars.length,
+    frameMs: () => app.frameMs,
+    canvasStats: () => canvasStats(app.scene),
+    status: () => document.getElementById('status').textContent,
+    /** The character mesh drawn: { meshes, vertices, triangles } (zeros: the generated body). */
+    character: () => {
+      const parts = app.mesh?.parts ?? [];
+      return { meshes: parts.length, vertices: parts.reduce((n, p) => n + p.positions.length / 3, 0),
+               triangles: parts.reduce((n, p) => n + p.geometry.index.count / 3, 0) };
+    },
+  };
+}
