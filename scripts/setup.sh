@@ -17,6 +17,7 @@ PACKAGES=(
   python3 python3-numpy python3-matplotlib  # fuzz corpus script; the Python module (NumPy) and its plot example
   nats-server libnats-dev             # relay federation over NATS (broker for tests, C client)
   openssl python3-cryptography        # the relay security tests: throwaway CA (grid.sh), NKey/JWT creds
+  blender                             # Blender tests and the add-on (tests/tools/blender, tools/blender; 3.4.1)
 )
 # Node.js and npm run the Khronos glTF validator of the glTF tests (tests/tools/gltf): Debian's
 # packages only when the machine has no node/npm of its own (a NodeSource node conflicts with
