@@ -60,10 +60,11 @@ def compare(anim, variant, opts, work, cli, fps):
     frames, times = bs.read_play_csv(csv_path)
     duration = float(extras.get("duration", 0.0))
     lo, hi = float(extras.get("ease_in", 0.0)), duration - float(extras.get("ease_out", 0.0))
-    # Full weight: past the ease in, before the ease out (a looping motion eases out never; play
-    # stops at the duration).
+    # Full weight and the curve's own time: past the ease in, before the ease out; a looping
+    # motion never eases out but wraps from its loop out point to its loop in point, so only its
+    # first pass (up to loop out) is the curve Blender plays.
     if extras.get("loop"):
-        hi = duration
+        hi = float(extras.get("loop_out", duration)) - 1e-4
     keep = [k for k in sorted(frames) if lo - 1e-6 <= times[k] <= hi + 1e-6]
     heads = blender_heads(glb, [times[k] for k in keep])
     worst, where = 0.0, ""
