@@ -15,6 +15,16 @@ bool wearable_changes_body(WearableType type) {
            type == WearableType::Eyes;
 }
 
+bool character_has_shape(const std::string& character_dir) {
+    std::error_code ec;
+    return !character_dir.empty() && std::filesystem::is_regular_file(std::filesystem::path(character_dir) / "avatar_lad.xml", ec);
+}
+
+std::string default_shape_note(const std::string& character_dir) {
+    return fmt::format("{} has no avatar_lad.xml: the skeleton is not shaped (the viewer's default shape is "
+                       "avatar_lad.xml's default visual params)", character_dir);
+}
+
 Result<std::shared_ptr<Appearance>> LoadedAppearance::make() const {
     if (!model) return Error{"no appearance model"};
     AppearanceOptions options;

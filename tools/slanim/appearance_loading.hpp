@@ -47,6 +47,18 @@ struct LoadedAppearance {
 /// physics, universal) is layered textures and clothing morphs, not implemented.
 bool wearable_changes_body(WearableType type);
 
+/// The viewer's default shape: an avatar always has its visual params, each at avatar_lad.xml's
+/// `value_default` until a shape (wearable) sets it (LLVisualParam::setInfo sets the default
+/// weight; LLVOAvatar::updateVisualParams applies the skeletal distortions at those weights).
+/// So every command given `--character DIR` shapes the skeleton with those defaults, wearables on
+/// top: play, view, render, crowd, convert to glTF and the mesh output agree. True when
+/// `character_dir` is given and holds avatar_lad.xml (a folder with the skeleton only gives
+/// the skeleton unshaped, with default_shape_note). Thread-safe.
+bool character_has_shape(const std::string& character_dir);
+
+/// The stderr line for a character folder without avatar_lad.xml: its skeleton is not shaped.
+std::string default_shape_note(const std::string& character_dir);
+
 /// Builds the appearance of `skeleton` (which must come from the same `character_dir`, see
 /// pick_skeleton) from `character_dir`: load_appearance_model (avatar_lad.xml and every lod-0
 /// mesh it lists), then Appearance::create(model, {.skin = skin}) (`skin` false: morph only, no

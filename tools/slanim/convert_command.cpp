@@ -34,7 +34,7 @@ void add_bvh_options(CLI::App* convert, ConvertOptions& o) {
     convert->add_flag("--skip-unknown", o.bvh.skip_unknown_joints, "BVH: drop joints that are not SL joints instead of failing");
     convert->add_option("--importer", o.importer, "BVH: current (today's viewer) or linden-legacy (the loader of Linden's own files)")
         ->check(CLI::IsMember({"current", "linden-legacy"}));
-    convert->add_option("--pelvis-origin", o.pelvis_origin, "BVH, linden-legacy: pelvis positions relative to the rest pose (rest, default) or to frame 0 (first-frame)")
+    convert->add_option("--pelvis-origin", o.pelvis_origin, "BVH (linden-legacy) and glTF: pelvis positions relative to the rest pose (rest, default) or to frame 0 (first-frame; glTF: rotations too, as the uploader)")
         ->check(CLI::IsMember({"rest", "first-frame"}));
     convert->add_option("--hip-turn", o.hip_turn_deg, "BVH, linden-legacy: the hip's offset rotation about Z, degrees (Linden's dances: 180)");
 }
@@ -90,6 +90,9 @@ int convert_from_gltf(std::ostream& err, const ConvertOptions& o, const BvhImpor
     GltfImportOptions gi;
     gi.animation = o.gltf_animation;
     gi.import = bvh;
+    gi.keep_times = o.keep_times;
+    gi.scale = static_cast<float>(o.gltf_scale);
+    gi.pelvis_origin = o.pelvis_origin == "first-frame" ? gltf::PelvisOrigin::FirstFrame : gltf::PelvisOrigin::Rest;
     if (refuses_to_overwrite(err, o.input, o.output, o.force)) return 2;
     return convert_gltf_to_anim(err, o.input, o.output, gi);
 }
@@ -108,7 +111,12 @@ int convert_bvh(std::ostream& err, const std::string& in, const std::string& out
         return 1;
     }
     for (const auto& w : imported->warnings) err << "slanim convert: " << in << ": warning: " << w << "\n";
-    auto w = write_file_atomic(out, write_anim(encode_motion(imported->motion)));
+    auto raw = encode_motion_checked(imported->motion);
+    if (!raw) {
+        err << "slanim convert: " << in << ": " << raw.error().message << "\n";
+        return 1;
+    }
+    auto w = write_file_atomic(out, write_anim(*raw));
     if (!w) {
         err << "slanim convert: " << w.error().message << "\n";
         return 1;
@@ -161,17 +169,25 @@ CLI::App* add_convert_subcommand(CLI::App& app, ConvertOptions& o) {
                         "To glTF: LLWearable files shaping the avatar mesh (shape, skin, hair, eyes); needs --character");
     convert->add_flag("--no-mesh", o.gltf.no_mesh, "To glTF: the skeleton and the animation only");
     convert->add_option("--animation", o.gltf_animation, "From glTF: the animation to read, by name or index (default: the first)");
+    convert->add_flag("--keep-times", o.keep_times, "From glTF: keep the key times (default: the first key moves to 0 s)");
+    convert->add_option("--scale", o.gltf_scale, "From glTF: multiply every translation by F (0.0254: an armature in inches read as metres)")
+        ->check(CLI::Range(1e-6, 1e6));
     o.app = convert;
     return convert;
 }
 
 int cmd_convert(std::ostream& out, std::ostream& err, const ConvertOptions& o) {
-    if (o.importer != "linden-legacy" && (o.app->count("--pelvis-origin") > 0 || o.app->count("--hip-turn") > 0)) {
-        err << "slanim convert: --pelvis-origin and --hip-turn need --importer linden-legacy\n";
+    const bool gltf_in = is_gltf_path(o.input);
+    if (o.importer != "linden-legacy" && ((!gltf_in && o.app->count("--pelvis-origin") > 0) || o.app->count("--hip-turn") > 0)) {
+        err << "slanim convert: --pelvis-origin and --hip-turn need --importer linden-legacy (or, --pelvis-origin, a glTF input)\n";
+        return 2;
+    }
+    if (!gltf_in && (o.app->count("--keep-times") > 0 || o.app->count("--scale") > 0)) {
+        err << "slanim convert: --keep-times and --scale are for a glTF input; " << o.input << " is not one\n";
         return 2;
     }
     const BvhImportOptions bvh = bvh_import_options(o);
-    if (is_gltf_path(o.input)) return convert_from_gltf(err, o, bvh);
+    if (gltf_in) return convert_from_gltf(err, o, bvh);
     if (!o.gltf_animation.empty()) {
         err << "slanim convert: --animation picks the animation of a glTF input; " << o.input << " is not one\n";
         return 2;

@@ -33,6 +33,8 @@ struct ConvertOptions {
     ConvertFormatOptions formats;         ///< to BVH / BVJ
     GltfConvertOptions gltf;              ///< to glTF (input and output are set when running)
     std::string gltf_animation;           ///< from glTF: by name or index; empty: the first
+    bool keep_times = false;              ///< from glTF: keep the key times (no rebase to 0)
+    double gltf_scale = 1.0;              ///< from glTF: multiplies every translation
     /// The registered subcommand (set by add_convert_subcommand): which options were given.
     const CLI::App* app = nullptr;
 };

@@ -99,7 +99,9 @@ Result<bool> write_anim_output(std::ostream& err, const std::string& in, const s
         motion = std::get<Motion>(std::move(input));
     }
     for (const auto& w : warnings) err << "slanim convert: " << in << ": warning: " << w << "\n";
-    const auto bytes = write_anim(encode_motion(motion));
+    auto raw = encode_motion_checked(motion);
+    if (!raw) return Error{in + ": " + raw.error().message};
+    const auto bytes = write_anim(*raw);
     const ParseResult pr = parse_anim(bytes);
     if (const Diagnostic* e = pr.first_error())
         return Error{in + ": the result would not load in the viewer: " + e->describe()};

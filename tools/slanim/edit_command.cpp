@@ -422,7 +422,12 @@ void edit_in_memory(const EditOptions& o, const Skeleton& sk, const MirrorTable*
         }
         r.output = std::move(*p);
     }
-    r.bytes = write_anim(encode_motion(m));
+    auto raw = encode_motion_checked(m);
+    if (!raw) {
+        r.error = "the edited motion cannot be encoded: " + raw.error().message;
+        return;
+    }
+    r.bytes = write_anim(*raw);
     ParseOptions popt;
     popt.skeleton = &sk;
     const ParseResult pr = parse_anim(r.bytes, popt);

@@ -18,6 +18,7 @@
 #include "slanim/core/local_to_model.hpp"
 #include "slanim/core/skinning.hpp"
 #include "slanim/formats/io.hpp"
+#include "slanim/gltf/import.hpp"
 #include "slanim/runtime/appearance.hpp"
 #include "slanim/runtime/appearance_feature.hpp"
 #include "slanim/runtime/world.hpp"
@@ -480,6 +481,7 @@ private:
     /// channel (glTF animations need at least one).
     void finish_model() {
         Value::Object extras = motion_extras(*in_.motion);
+        if (!in_.source_anim.empty()) extras[gltf::kSourceAnimKey] = Value(gltf::base64_encode(in_.source_anim));
         // Empty arrays and objects are left out (tinygltf writes them as null).
         if (!joint_priorities_.empty()) extras["joint_priorities"] = Value(std::move(joint_priorities_));
         Value::Array constraints = constraint_extras(*in_.motion);
@@ -594,8 +596,12 @@ int convert_anim_to_gltf(std::ostream& err, const GltfConvertOptions& o) {
     if (!o.no_mesh && o.character.empty()) {
         err << "slanim convert: no --character DIR: writing the skeleton and the animation only (the "
                "avatar mesh comes from a character folder; --no-mesh silences this note)\n";
-    } else if (!o.no_mesh) {
-        auto loaded_appearance = load_cli_appearance(o.character, *skel, o.wearables, /*skin=*/true);
+    } else if (o.no_mesh && !o.character.empty() && !character_has_shape(o.character)) {
+        err << "slanim convert: note: " << default_shape_note(o.character) << "\n";
+    } else if (!o.character.empty()) {
+        // The viewer's default shape (and the wearables): the rest pose is the shaped avatar's,
+        // as in every other command; the mesh only without --no-mesh.
+        auto loaded_appearance = load_cli_appearance(o.character, *skel, o.wearables, /*skin=*/!o.no_mesh);
         if (!loaded_appearance) return fail(loaded_appearance.error().describe());
         la = std::move(*loaded_appearance);
         for (const std::string& note : la->notes) err << "slanim convert: --wearable " << note << "\n";
@@ -610,6 +616,8 @@ int convert_anim_to_gltf(std::ostream& err, const GltfConvertOptions& o) {
         rest_p.assign(lp.positions.begin(), lp.positions.end());
         rest_q.assign(lp.rotations.begin(), lp.rotations.end());
         rest_s.assign(lp.scales.begin(), lp.scales.end());
+    }
+    if (la && !o.no_mesh) {
         SkinnedMeshSnapshot snapshot(*la->appearance);
         snapshot.capture(*la->appearance);
         auto gm = gltf_skinned_meshes(*la->appearance, snapshot, make_gltf_joint_map(**skel));
@@ -625,6 +633,13 @@ int convert_anim_to_gltf(std::ostream& err, const GltfConvertOptions& o) {
     ex.motion = &motion;
     ex.animation_name = std::filesystem::path(o.input).stem().string();
     ex.meshes = meshes;
+    std::vector<std::uint8_t> source;
+    if (std::filesystem::path(o.input).extension() == ".anim") {
+        auto b = read_file_bytes(o.input);
+        if (!b) return fail(b.error().message);
+        source = std::move(*b);
+        ex.source_anim = source;
+    }
     ex.comment = fmt::format("slanim convert {}: SL skeleton ({}), {}", std::filesystem::path(o.input).filename().string(),
                              o.character.empty() ? "embedded default" : o.character,
                              meshes.empty() ? "no mesh" : "avatar base mesh skinned to it");

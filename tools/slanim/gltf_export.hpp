@@ -84,6 +84,9 @@ struct GltfAnimationExport {
     std::string animation_name;               ///< the glTF animation's name
     std::span<const GltfSkinnedMesh> meshes;  ///< empty: the skeleton only
     std::string comment;                      ///< asset.extras.comment (empty: none)
+    /// The .anim the motion was read from (empty: none), kept in the animation extras as base64
+    /// (gltf::kSourceAnimKey) so that importing the file unchanged gives these bytes back.
+    std::span<const std::uint8_t> source_anim;
 };
 
 /// What was written, for the command's report and the tests.

@@ -27,19 +27,31 @@ int convert_gltf_to_anim(std::ostream& err, const std::string& input, const std:
     auto r = gltf::import_file(input, *skel, o);
     if (!r) return fail(r.error().message);
     for (const auto& w : r->warnings) err << "slanim convert: " << input << ": warning: " << w << "\n";
-    const auto bytes = write_anim(encode_motion(r->motion));
+    const bool original = !r->original_anim.empty();
+    std::vector<std::uint8_t> bytes;
+    if (original) {
+        bytes = std::move(r->original_anim);
+    } else {
+        auto raw = encode_motion_checked(r->motion);
+        if (!raw) return fail(fmt::format("{}: {}", input, raw.error().message));
+        bytes = write_anim(*raw);
+    }
     ParseOptions po;
     po.skeleton = skel.get();
     po.allow_invalid_joints = false;  // the upload rules
     const ParseResult pr = parse_anim(bytes, po);
-    if (const Diagnostic* e = pr.first_error())
-        return fail(fmt::format("{}: the result would not pass an upload: {}", input, e->describe()));
+    if (const Diagnostic* e = pr.first_error()) {
+        if (!original) return fail(fmt::format("{}: the result would not pass an upload: {}", input, e->describe()));
+        err << "slanim convert: " << input << ": warning: the source .anim (written unchanged) would not pass an upload: "
+            << e->describe() << "\n";
+    }
     auto w = write_file_atomic(output, bytes);
     if (!w) return fail(w.error().message);
     std::size_t rot = 0, pos = 0;
     for (const MotionJoint& mj : r->motion.joints) rot += mj.rot_keys.size(), pos += mj.pos_keys.size();
-    err << fmt::format("slanim convert: {}: {} joints, {} rotation and {} position keys, {:.3f} s\n", output,
-                       r->motion.joints.size(), rot, pos, r->motion.duration);
+    err << fmt::format("slanim convert: {}: {} joints, {} rotation and {} position keys, {:.3f} s{}\n", output,
+                       r->motion.joints.size(), rot, pos, r->motion.duration,
+                       original ? " (the .anim the file was exported from, unchanged)" : "");
     return 0;
 }
 

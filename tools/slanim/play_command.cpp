@@ -186,8 +186,14 @@ Exit prepare_mesh_output(std::ostream& err, const PlayOptions& o, long long fram
     return std::nullopt;
 }
 
+/// With --character, the avatar has the viewer's default shape (character_has_shape) even
+/// without --wearable or --mesh-out: its skeleton is shaped like every other command's.
 Exit load_appearance(std::ostream& err, const PlayOptions& o, PlaySetup& s) {
-    if (o.wearables.empty() && o.mesh_out.empty()) return std::nullopt;
+    if (o.character.empty()) return std::nullopt;
+    if (o.wearables.empty() && o.mesh_out.empty() && !character_has_shape(o.character)) {
+        err << "slanim play: note: " << default_shape_note(o.character) << "\n";
+        return std::nullopt;
+    }
     auto la = load_cli_appearance(o.character, s.skel, o.wearables, /*skin=*/!o.mesh_out.empty());
     if (!la) {
         err << "slanim play: " << la.error().describe() << "\n";

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "slanim/core/quantize.hpp"
@@ -163,6 +164,59 @@ RawMotion encode_motion(const Motion& m) {
         r.constraints.push_back(rc);
     }
     return r;
+}
+
+namespace {
+
+Result<bool> check_joint_keys(const MotionJoint& j, float d) {
+    constexpr float kTimeSlack = 1e-6f;
+    const auto bad_time = [&](float t, const char* kind) -> Result<bool> {
+        return Error{fmt::format("joint {}: a {} key time {} s is outside the motion's [0, {}] s (the .anim "
+                                 "stores times over the duration)", j.name, kind, t, d)};
+    };
+    for (const RotKey& k : j.rot_keys) {
+        if (!std::isfinite(k.time) || k.time < -kTimeSlack || k.time > d + kTimeSlack) return bad_time(k.time, "rotation");
+        if (!std::isfinite(k.value.x) || !std::isfinite(k.value.y) || !std::isfinite(k.value.z) ||
+            !std::isfinite(k.value.w))
+            return Error{fmt::format("joint {}: the rotation key at {} s is not finite", j.name, k.time)};
+    }
+    for (const PosKey& k : j.pos_keys) {
+        if (!std::isfinite(k.time) || k.time < -kTimeSlack || k.time > d + kTimeSlack) return bad_time(k.time, "position");
+        for (const float c : {k.value.x, k.value.y, k.value.z})
+            if (!std::isfinite(c) || std::abs(c) > kMaxPelvisOffset)
+                return Error{fmt::format("joint {}: the position key at {} s, ({}, {}, {}) m, is outside the .anim's "
+                                         "±{} m range (check the armature's scale)", j.name, k.time, k.value.x,
+                                         k.value.y, k.value.z, kMaxPelvisOffset)};
+    }
+    return true;
+}
+
+Result<bool> check_constraint(const MotionConstraint& c, std::size_t i) {
+    if (c.chain_length < 0 || c.chain_length > 255)
+        return Error{fmt::format("constraint {}: chain length {} is outside 0..255", i, c.chain_length)};
+    for (const std::string* v : {&c.source_volume, &c.target_volume})
+        if (v->size() > 15)
+            return Error{fmt::format("constraint {}: volume name \"{}\" is longer than 15 characters", i, *v)};
+    return true;
+}
+
+}  // namespace
+
+Result<bool> check_encodable(const Motion& m) {
+    if (!std::isfinite(m.duration) || m.duration < 0.f)
+        return Error{fmt::format("the duration {} s is not a finite time ≥ 0", m.duration)};
+    for (const float v : {m.ease_in, m.ease_out, m.loop_in, m.loop_out})
+        if (!std::isfinite(v)) return Error{"an ease or loop point is not finite"};
+    for (const MotionJoint& j : m.joints)
+        if (auto r = check_joint_keys(j, m.duration); !r) return r;
+    for (std::size_t i = 0; i < m.constraints.size(); ++i)
+        if (auto r = check_constraint(m.constraints[i], i); !r) return r;
+    return true;
+}
+
+Result<RawMotion> encode_motion_checked(const Motion& m) {
+    if (auto r = check_encodable(m); !r) return r.error();
+    return encode_motion(m);
 }
 
 RawMotion upgrade_legacy(const RawMotion& raw) {

@@ -24,6 +24,7 @@
 #include "slanim/core/motion.hpp"
 #include "slanim/core/skeleton.hpp"
 #include "slanim/formats/anim_codec.hpp"
+#include "slanim/formats/io.hpp"
 #include "slanim/gltf/import.hpp"
 
 namespace fs = std::filesystem;
@@ -56,6 +57,17 @@ float* floats(tinygltf::Model& m, int accessor) {
     const auto& a = m.accessors[static_cast<std::size_t>(accessor)];
     const auto& v = m.bufferViews[static_cast<std::size_t>(a.bufferView)];
     return reinterpret_cast<float*>(m.buffers[static_cast<std::size_t>(v.buffer)].data.data() + v.byteOffset + a.byteOffset);
+}
+
+/// `glb` without the source .anim in its animation extras, as OUT (.gltf): a file slanim wrote
+/// whose import takes the glTF keys (the channels, key reduction...) instead of the source bytes.
+void strip_source_anim(const std::string& glb, const std::string& out) {
+    tinygltf::Model m = read_gltf(glb);
+    ASSERT_FALSE(m.animations.empty());
+    tinygltf::Value::Object ex = m.animations[0].extras.Get<tinygltf::Value::Object>();
+    ASSERT_EQ(ex.erase(gltf::kSourceAnimKey), 1u) << glb;
+    m.animations[0].extras = tinygltf::Value(std::move(ex));
+    write_gltf(m, out);
 }
 
 int node_named(const tinygltf::Model& m, const std::string& name) {
@@ -177,14 +189,16 @@ MotionGap motion_gap(const Motion& a, const Motion& b) {
 
 }  // namespace
 
-// Every .anim of ../shared/anims: .anim → .glb → .anim --all-frames equals the input after
-// quantization; with the key reduction it plays the same within the BVH importer's tolerances.
+// Every .anim of ../shared/anims: .anim → .glb → .anim gives the input's bytes (the source
+// .anim rides in the extras); without that source, .glb → .anim --all-frames equals the input
+// after quantization, and with the key reduction it plays the same within the BVH importer's
+// tolerances.
 TEST(GltfImport, EverySharedAnimationRoundTrips) {
     const fs::path dir = kShared / "anims";
     if (!fs::exists(dir)) GTEST_SKIP() << "no " << dir << " (real test data in ../shared)";
     auto sk = Skeleton::default_skeleton();
     TempDir t;
-    int n = 0;
+    int n = 0, exact = 0;
     std::size_t keys_all = 0, keys_reduced = 0;
     float worst_rot = 0.f, worst_pos = 0.f;
     std::string worst_rot_at, worst_pos_at;
@@ -197,7 +211,15 @@ TEST(GltfImport, EverySharedAnimationRoundTrips) {
         const std::string what = e.path().filename().string();
         const auto r1 = run_slanim({"convert", e.path().string(), "-o", t / "x.glb", "--no-mesh"});
         ASSERT_EQ(r1.code, 0) << what << ": " << r1.err;
-        const auto r2 = run_slanim({"convert", t / "x.glb", "-o", t / "x.anim", "--all-frames"});
+        const auto r0 = run_slanim({"convert", t / "x.glb", "-o", t / "same.anim"});
+        ASSERT_EQ(r0.code, 0) << what << ": " << r0.err;
+        EXPECT_NE(r0.err.find("exported from, unchanged"), std::string::npos) << what << ": " << r0.err;
+        const auto orig_bytes = read_file_bytes(e.path().string()), back_bytes = read_file_bytes(t / "same.anim");
+        ASSERT_TRUE(orig_bytes && back_bytes) << what;
+        EXPECT_TRUE(*orig_bytes == *back_bytes) << what << ": .anim → .glb → .anim is not the original bytes";
+        exact += *orig_bytes == *back_bytes;
+        strip_source_anim(t / "x.glb", t / "x.gltf");
+        const auto r2 = run_slanim({"convert", t / "x.gltf", "-o", t / "x.anim", "--all-frames"});
         ASSERT_EQ(r2.code, 0) << what << ": " << r2.err;
         auto out = load_motion(t / "x.anim", *sk);
         ASSERT_TRUE(out) << what << ": " << out.error().message;
@@ -222,7 +244,7 @@ TEST(GltfImport, EverySharedAnimationRoundTrips) {
         }
         // With the key reduction (the default): the same motion within the BVH importer's
         // tolerances (rotation metric 0.01, 0.03 inch), sampled at every key time of either.
-        const auto r3 = run_slanim({"convert", t / "x.glb", "-o", t / "y.anim"});
+        const auto r3 = run_slanim({"convert", t / "x.gltf", "-o", t / "y.anim"});
         ASSERT_EQ(r3.code, 0) << what << ": " << r3.err;
         auto reduced = load_motion(t / "y.anim", *sk);
         ASSERT_TRUE(reduced) << what;
@@ -238,10 +260,11 @@ TEST(GltfImport, EverySharedAnimationRoundTrips) {
         ++n;
     }
     EXPECT_GE(n, 20);
+    EXPECT_EQ(exact, n);
     EXPECT_LT(keys_reduced, keys_all);
-    std::printf("[ anim->glb->anim ] %d files: %zu keys with --all-frames, %zu reduced (%.1f%%); worst rotation metric "
+    std::printf("[ anim->glb->anim ] %d files, %d byte-exact; without the source .anim: %zu keys with --all-frames, %zu reduced (%.1f%%); worst rotation metric "
                 "%.3g (%s), worst position %.3g m (%s)\n",
-                n, keys_all, keys_reduced, 100.0 * static_cast<double>(keys_reduced) / static_cast<double>(keys_all),
+                n, exact, keys_all, keys_reduced, 100.0 * static_cast<double>(keys_reduced) / static_cast<double>(keys_all),
                 worst_rot, worst_rot_at.c_str(), worst_pos, worst_pos_at.c_str());
 }
 
@@ -595,7 +618,8 @@ TEST(GltfImport, EverySharedBvhRoundTripsThroughGltf) {
         }
         const auto r1 = run_slanim({"convert", t / "a.anim", "-o", t / "a.glb", "--no-mesh"});
         ASSERT_EQ(r1.code, 0) << what << ": " << r1.err;
-        const auto r2 = run_slanim({"convert", t / "a.glb", "-o", t / "b.anim"});
+        strip_source_anim(t / "a.glb", t / "a.gltf");  // the glTF keys, not the source .anim
+        const auto r2 = run_slanim({"convert", t / "a.gltf", "-o", t / "b.anim"});
         ASSERT_EQ(r2.code, 0) << what << ": " << r2.err;
         auto b = load_motion(t / "b.anim", *sk);
         ASSERT_TRUE(b) << what;

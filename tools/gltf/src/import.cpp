@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <iterator>
 #include <limits>
 #include <map>
@@ -17,6 +18,9 @@
 #include <set>
 #include <string_view>
 
+#include "import_steps.hpp"
+#include "slanim/formats/anim.hpp"
+#include "slanim/formats/anim_codec.hpp"
 #include "slanim/gltf/axes.hpp"
 
 namespace slanim::gltf {
@@ -259,18 +263,32 @@ Quat matrix_rotation(const std::vector<double>& mm) {
     return unit(x, y, z, w).value_or(Quat::identity());
 }
 
-/// Per node: its parent node (−1 at a scene root) and its rest rotation, local and world, in SL axes.
+/// Per node: its parent node (−1 at a scene root), its rest rotation, local and world, and its
+/// rest translation (local, × the import scale), in SL axes.
 struct NodeRest {
     std::vector<int> parent;
     std::vector<Quat> local, world;
+    std::vector<Vec3> translation;
 };
 
-Result<NodeRest> node_rest(const tinygltf::Model& m, const std::string& path) {
+/// A node's rest translation in glTF axes: `translation`, or the matrix's last column.
+Result<Vec3> node_translation(const tinygltf::Node& n, std::size_t i, const std::string& path) {
+    Vec3 t;
+    if (n.translation.size() == 3) t = {static_cast<float>(n.translation[0]), static_cast<float>(n.translation[1]),
+                                        static_cast<float>(n.translation[2])};
+    else if (n.matrix.size() == 16) t = {static_cast<float>(n.matrix[12]), static_cast<float>(n.matrix[13]),
+                                         static_cast<float>(n.matrix[14])};
+    if (!is_finite(t)) return Error{fmt::format("{}: nodes[{}] \"{}\": the rest translation is not finite", path, i, n.name)};
+    return t;
+}
+
+Result<NodeRest> node_rest(const tinygltf::Model& m, const std::string& path, float scale) {
     const std::size_t nn = m.nodes.size();
     NodeRest r;
     r.parent.assign(nn, -1);
     r.local.assign(nn, Quat::identity());
     r.world.assign(nn, Quat::identity());
+    r.translation.assign(nn, Vec3{});
     for (std::size_t i = 0; i < nn; ++i) {
         const tinygltf::Node& n = m.nodes[i];
         for (int c : n.children) {
@@ -289,6 +307,9 @@ Result<NodeRest> node_rest(const tinygltf::Model& m, const std::string& path) {
             q = matrix_rotation(n.matrix);
         }
         r.local[i] = gltf_to_sl(q);
+        auto t = node_translation(n, i, path);
+        if (!t) return t.error();
+        r.translation[i] = gltf_to_sl(*t) * scale;
     }
     std::vector<int> state(nn, 0);  // 0 not done, 1 in progress, 2 done
     for (std::size_t i = 0; i < nn; ++i) {
@@ -477,6 +498,7 @@ public:
           rest_(std::move(rest)), sl_world_(sl_rest_world(sk)) {}
 
     Result<ImportResult> run() {
+        if (auto s = check_size(); !s) return s.error();
         find_named_directly();
         for (std::size_t c = 0; c < anim_.channels.size(); ++c)
             if (auto r = import_channel(c); !r) return r.error();
@@ -490,13 +512,137 @@ public:
         Motion& motion = res_.motion;
         if (motion.joints.empty())
             return Error{fmt::format("{}: animations[{}] \"{}\" animates no SL joint", path_, ai_, anim_.name)};
+        const bool ours = written_by_slanim();
+        if (ours) {  // the header first: an unchanged file imports to its source .anim
+            if (auto h = read_header(); !h) return h.error();
+            if (original_anim()) return std::move(res_);
+        }
+        adjust_keys(ours);
         if (!o_.import.keep_all_frames) reduce_motion_keys(motion, sk_);
-        if (auto h = read_header(); !h) return h.error();
+        if (!ours)
+            if (auto h = read_header(); !h) return h.error();
         if (auto c = clamp_keys_to_duration(); !c) return c.error();
+        if (auto e = check_encodable(motion); !e)
+            return Error{fmt::format("{}: animations[{}]: {}{}", path_, ai_, e.error().message, range_hint(e.error().message))};
         return std::move(res_);
     }
 
 private:
+    bool written_by_slanim() const {
+        const Value& ex = anim_.extras;
+        return ex.IsObject() && ex.Has("format") && ex.Get("format").IsString() &&
+               ex.Get("format").Get<std::string>() == "slanim-anim";
+    }
+
+    /// The fix to name when a key is out of the .anim's range.
+    std::string range_hint(const std::string& message) const {
+        if (message.find("position key") == std::string::npos) return "";
+        return o_.pelvis_origin == PelvisOrigin::Rest
+                   ? " (fix: --scale F for an armature in other units, or --pelvis-origin first-frame when the rest hip "
+                     "is not where the motion stands)"
+                   : " (fix: --scale F for an armature in other units)";
+    }
+
+    /// The steps after reading the channels (docs/creator-formats.md): translation channels at
+    /// their node's rest dropped (except mPelvis's; not in a file slanim wrote, whose channels
+    /// are an .anim's keys), mPelvis relative to its origin, times rebased unless keep_times.
+    void adjust_keys(bool ours) {
+        Motion& motion = res_.motion;
+        const int pelvis = sk_.pelvis();
+        if (!ours) {
+            const auto dropped = detail::drop_rest_translations(motion, rest_pos_, pelvis);
+            if (!dropped.empty())
+                res_.warnings.push_back(fmt::format("translation channels at their bone's rest (within {} m) dropped: {} "
+                                                    "(an .anim position key would force the rig's proportions)",
+                                                    kRestTolerance, comma_list(dropped)));
+        }
+        const auto pr = rest_pos_.find(pelvis);
+        const float mean = detail::make_pelvis_relative(motion, pelvis, pr == rest_pos_.end() ? Vec3{} : pr->second,
+                                                        o_.pelvis_origin);
+        if (mean > 0.5f && o_.pelvis_origin == PelvisOrigin::Rest)
+            res_.warnings.push_back(fmt::format("mPelvis's position keys lie {:.2f} m from its rest on average: the "
+                                                "avatar will float or sink (the armature's rest hip is not where the "
+                                                "motion stands, as after Blender's BVH import); --pelvis-origin "
+                                                "first-frame makes them relative to the first frame, as the uploader does",
+                                                mean));
+        if (!ours && !o_.keep_times) {
+            const float shift = detail::rebase_times(motion);
+            if (shift > 0.f) {
+                last_time_ = std::max(last_time_ - shift, 0.f);
+                res_.warnings.push_back(fmt::format("the first key was at {} s: every key time moved {} s earlier "
+                                                    "(--keep-times keeps them)", shift, shift));
+            }
+        }
+    }
+
+    /// A file slanim wrote from an .anim, with that file in its extras and its keys, header and
+    /// options unchanged: the result is the source .anim, bytes and all.
+    bool original_anim() {
+        const Value& ex = anim_.extras;
+        if (o_.pelvis_origin != PelvisOrigin::Rest || o_.scale != 1.f || !ex.Has(kSourceAnimKey) ||
+            !ex.Get(kSourceAnimKey).IsString())
+            return false;
+        auto bytes = base64_decode(ex.Get(kSourceAnimKey).Get<std::string>());
+        if (!bytes) return false;
+        ParseOptions po;
+        po.skeleton = &sk_;
+        const ParseResult pr = parse_anim(*bytes, po);
+        if (!pr.ok() || !pr.has_motion) return false;
+        const Motion decoded = decode_motion(pr.motion, sk_);
+        std::vector<std::string> skipped;
+        if (ex.Has("skipped_joints") && ex.Get("skipped_joints").IsArray())
+            for (std::size_t i = 0; i < ex.Get("skipped_joints").ArrayLen(); ++i)
+                if (const Value& v = ex.Get("skipped_joints").Get(static_cast<int>(i)); v.IsString())
+                    skipped.push_back(v.Get<std::string>());
+        if (!detail::same_keys(res_.motion, decoded, skipped) || !detail::same_header(res_.motion, decoded)) return false;
+        res_.motion = decoded;
+        res_.original_anim = std::move(*bytes);
+        return true;
+    }
+
+    /// Bone lengths against SL's (kSizeWarnRatio, kSizeErrorRatio).
+    Result<bool> check_size() {
+        const std::size_t nn = m_.nodes.size();
+        std::vector<Vec3> wpos(nn);
+        std::vector<char> done(nn, 0);
+        const std::function<Vec3(std::size_t)> world = [&](std::size_t i) -> Vec3 {
+            if (done[i]) return wpos[i];
+            const int p = rest_.parent[i];
+            wpos[i] = p < 0 ? rest_.translation[i]
+                            : world(static_cast<std::size_t>(p)) +
+                                  rotate(rest_.translation[i], rest_.world[static_cast<std::size_t>(p)]);
+            done[i] = 1;
+            return wpos[i];
+        };
+        const std::vector<Vec3> sl = detail::sl_rest_world_positions(sk_);
+        std::vector<detail::BoneLength> bones;
+        for (std::size_t i = 0; i < nn; ++i) {
+            const int j = resolve_joint(sk_, m_.nodes[i].name);
+            if (j < 0 || sk_.kind(j) != JointKind::Bone) continue;
+            int a = rest_.parent[i];
+            int ja = -1;
+            for (; a >= 0; a = rest_.parent[static_cast<std::size_t>(a)])
+                if ((ja = resolve_joint(sk_, m_.nodes[static_cast<std::size_t>(a)].name)) >= 0) break;
+            if (a < 0 || !is_sl_ancestor(sk_, ja, j)) continue;
+            bones.push_back({static_cast<int>(i), m_.nodes[i].name, j, ja,
+                             length(world(i) - world(static_cast<std::size_t>(a))),
+                             length(sl[static_cast<std::size_t>(j)] - sl[static_cast<std::size_t>(ja)])});
+        }
+        const auto r = detail::size_ratio(bones);
+        if (!r || (r->ratio <= kSizeWarnRatio && r->ratio >= 1.f / kSizeWarnRatio)) return true;
+        const detail::BoneLength& b = r->example;
+        const std::string what = fmt::format(
+            "the armature's bones are {:.3g}× SL's (the median of {} bones; nodes[{}] \"{}\" is {:.4g} m from {} where "
+            "SL's {} is {:.4g} m)", r->ratio, r->bones, b.node, b.node_name, b.length, sk_.name(b.ancestor),
+            sk_.name(b.joint), b.sl_length);
+        if (r->ratio > kSizeErrorRatio || r->ratio < 1.f / kSizeErrorRatio)
+            return Error{fmt::format("{}: {}: an armature in other units (inches or centimetres read as metres?); "
+                                     "fix: --scale {:.4g} (it multiplies every translation), or export it in metres",
+                                     path_, what, o_.scale / r->ratio)};
+        res_.warnings.push_back(what + ": its proportions differ from SL's (position keys carry them)");
+        return true;
+    }
+
     /// The exporter's extras may give a duration up to 1e-4 s below the last key (its times are
     /// the .anim's U16 times decoded to F32): such keys are moved onto the duration, as the .anim
     /// encoder would quantize them. Two keys of a track that would then share a time are an error.
@@ -613,6 +759,17 @@ private:
         const Quat pre = hamilton(conjugate(s_p), a_p), post = hamilton(conjugate(a_j), s_j);
         MotionJoint& mj = joint_entry(j);
         if (rot && (!parent_same || !joint_same)) retargeted_.push_back(mj.name);
+        // A translation (SL axes, scaled) as a position key: turned into SL's parent frame,
+        // over the SL parent's rest scale.
+        const auto to_key = [&](Vec3 p) {
+            if (!parent_same) p = rotate(p, pre);
+            const Vec3 ps = sp < 0 ? Vec3{1.f, 1.f, 1.f} : sk_.rest_scales()[static_cast<std::size_t>(sp)];
+            if (ps.x != 0.f) p.x /= ps.x;
+            if (ps.y != 0.f) p.y /= ps.y;
+            if (ps.z != 0.f) p.z /= ps.z;
+            return p;
+        };
+        if (!rot) rest_pos_[j] = to_key(rest_.translation[node]);
         const std::size_t n = rot ? 4 : 3;
         for (std::size_t k = 0; k < tr.times.size(); ++k) {
             const float* v = &tr.values[k * n];
@@ -631,13 +788,7 @@ private:
                 if (l.w < 0.f) l = {-l.x, -l.y, -l.z, -l.w};
                 mj.rot_keys.push_back({t, l});
             } else {
-                Vec3 p = gltf_to_sl(Vec3{v[0], v[1], v[2]});
-                if (!parent_same) p = rotate(p, pre);
-                const Vec3 ps = sp < 0 ? Vec3{1.f, 1.f, 1.f} : sk_.rest_scales()[static_cast<std::size_t>(sp)];
-                if (ps.x != 0.f) p.x /= ps.x;
-                if (ps.y != 0.f) p.y /= ps.y;
-                if (ps.z != 0.f) p.z /= ps.z;
-                mj.pos_keys.push_back({t, p});
+                mj.pos_keys.push_back({t, to_key(gltf_to_sl(Vec3{v[0], v[1], v[2]}) * o_.scale)});
             }
         }
         return true;
@@ -651,10 +802,8 @@ private:
         motion.hand_pose = 1;
         motion.duration = last_time_;
         const Value& ex = anim_.extras;
-        const bool ours = ex.IsObject() && ex.Has("format") && ex.Get("format").IsString() &&
-                          ex.Get("format").Get<std::string>() == "slanim-anim";
         std::optional<double> loop_out;
-        if (ours)
+        if (written_by_slanim())
             if (auto r = read_extras(ex, loop_out); !r) return r;
         const BvhImportOptions& im = o_.import;
         if (im.priority) motion.base_priority = *im.priority;
@@ -745,6 +894,7 @@ private:
     std::map<int, int> node_of_joint_;            // SL joint → the glTF node animating it
     std::map<std::pair<int, std::string>, std::size_t> channel_of_target_;  // (node, path) → channel
     std::set<int> named_directly_;
+    std::map<int, Vec3> rest_pos_;  // SL joint → its node's rest translation as a position key
     std::vector<std::string> unknown_, retargeted_;
 };
 
@@ -755,7 +905,9 @@ Result<ImportResult> import_model(const tinygltf::Model& m, const std::string& p
     if (m.skins.empty()) return Error{fmt::format("{}: the file has no skin (\"skins\" is empty): not a skinned armature", path)};
     auto ai = pick_animation(m, o.animation, path);
     if (!ai) return ai.error();
-    auto rest = node_rest(m, path);
+    if (!std::isfinite(o.scale) || o.scale <= 0.f)
+        return Error{fmt::format("{}: --scale {} must be a finite number > 0", path, o.scale)};
+    auto rest = node_rest(m, path, o.scale);
     if (!rest) return rest.error();
     return AnimationImporter(m, path, sk, o, *ai, std::move(*rest)).run();
 }

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -33,17 +34,55 @@ inline constexpr float kSampleFps = 30.f;
 /// The longest motion, seconds: the viewer's MAX_ANIM_DURATION. Later key times are an error.
 inline constexpr float kMaxDuration = 60.f;
 
+/// What mPelvis's position keys are made relative to.
+enum class PelvisOrigin : std::uint8_t {
+    /// key = translation − the node's rest translation (an armature whose rest hip stands where
+    /// the avatar's does); the rotation keys stay as they are.
+    Rest,
+    /// The uploader's rule for BVH (LLBVHLoader, relative to frame 0): with R0 and p0 the first
+    /// rotation and position keys, rotation key = R0⁻¹ ⊗ R and position key = R0⁻¹ (p − p0).
+    FirstFrame,
+};
+
+/// A translation key within this distance of its node's rest translation (metres, after
+/// `scale`) counts as "at rest".
+inline constexpr float kRestTolerance = 1e-4f;
+
+/// The size check: the armature's bone lengths over SL's (median). Beyond ±20 % a warning;
+/// beyond 3× (or below 1/3) an error naming the factor and `--scale`.
+inline constexpr float kSizeWarnRatio = 1.2f;
+inline constexpr float kSizeErrorRatio = 3.f;
+
+/// The animation extras key under which the exporter stores the source .anim (base64).
+inline constexpr const char* kSourceAnimKey = "source_anim";
+
 struct ImportOptions {
     /// The animation: a name, or an index when all digits; empty = animation 0.
     std::string animation;
     /// Header overrides (they beat the exporter's `extras`) and skip_unknown_joints.
     BvhImportOptions import;
+    /// mPelvis's position (and, FirstFrame, rotation) origin.
+    PelvisOrigin pelvis_origin = PelvisOrigin::Rest;
+    /// Keep the file's key times (default: the earliest key moves to 0 s).
+    bool keep_times = false;
+    /// Multiplies every translation (keys and node rests) before anything else: 0.0254 for an
+    /// armature in inches read as metres. Finite and > 0.
+    float scale = 1.f;
 };
 
 struct ImportResult {
     Motion motion;                      ///< not yet quantized
-    std::vector<std::string> warnings;  ///< skipped joints, ignored channels, retargeted joints
+    std::vector<std::string> warnings;  ///< skipped joints, ignored channels, retargeted joints, dropped channels
+    /// Set when the file is one slanim's exporter wrote from an .anim, with that .anim in its
+    /// extras, and its keys, header and the options leave it unchanged: the original file's
+    /// bytes, which the command writes as they are (motion is then that file decoded).
+    std::vector<std::uint8_t> original_anim;
 };
+
+/// Base64 (RFC 4648, with padding) of `bytes`, and back (nullopt on any character outside the
+/// alphabet or a bad length). Used for the source .anim in the exporter's extras.
+std::string base64_encode(std::span<const std::uint8_t> bytes);
+std::optional<std::vector<std::uint8_t>> base64_decode(std::string_view text);
 
 /// The rig name table, used for node names the skeleton does not know (after its canonical names
 /// and `aliases`): the control-bone names of Avastar-style rigs (Avastar's green bones, Bento
