@@ -161,7 +161,9 @@ slanim_status slanim_anim_encode(const slanim_anim_header* header, const slanim_
                 fail(SLANIM_ERROR_INVALID_DATA, fmt::format("joint '{}' is given twice", j.name));
             m.joints.push_back(std::move(j));
         }
-        const std::vector<std::uint8_t> bytes = write_anim(encode_motion(m));
+        auto raw = encode_motion_checked(m);  // the checks above name the joint; this is the last guard
+        if (!raw) fail(SLANIM_ERROR_OUT_OF_RANGE, raw.error().message);
+        const std::vector<std::uint8_t> bytes = write_anim(*raw);
         check_capacity(anim, capacity, bytes.size(), needed, "anim");
         std::copy(bytes.begin(), bytes.end(), anim);
     });

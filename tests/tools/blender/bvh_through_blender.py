@@ -5,7 +5,9 @@ metres; scene frame rate and range from the file), Blender's glTF exporter (defa
 rules). Run inside Blender:
 
     blender -b --factory-startup --python bvh_through_blender.py -- \
-        SLANIM_CLI SHARED_DIR WORK_DIR [--every N] [--glb-option OPT ...]
+        SLANIM_CLI SHARED_DIR WORK_DIR [--every N] [--glb-option OPT ...] [--bvh-option OPT ...]
+
+(`--glb-option` / `--bvh-option`: one more argument of `slanim convert` for the .glb / the BVH.)
 
 Compared with `slanim play --solver none --fps 1/frame-time` at every frame where both motions
 play at full weight (past the ease in, before the ease out): each joint's position relative to the
@@ -51,11 +53,11 @@ def poses(frames, k):
     return rel, pp
 
 
-def compare(bvh, work, cli, glb_options):
+def compare(bvh, work, cli, glb_options, ref_options):
     stem = os.path.splitext(os.path.basename(bvh))[0]
     ref_anim = os.path.join(work, stem + ".ref.anim")
     try:
-        bs.run_slanim(cli, "convert", bvh, "-o", ref_anim, "--force")
+        bs.run_slanim(cli, "convert", bvh, "-o", ref_anim, "--force", *ref_options)
     except RuntimeError:
         return None  # slanim's uploader rules reject the file: not part of the comparison
     dt = frame_time(bvh)
@@ -107,13 +109,14 @@ def main():
     cli, shared, work = args[0], args[1], args[2]
     every = int(args[args.index("--every") + 1]) if "--every" in args else 1
     glb_options = [args[i + 1] for i, a in enumerate(args) if a == "--glb-option"]
+    ref_options = [args[i + 1] for i, a in enumerate(args) if a == "--bvh-option"]
     os.makedirs(work, exist_ok=True)
     files = sorted(glob.glob(os.path.join(shared, "bvh", "**", "*.bvh"), recursive=True))[::every]
     start = time.time()
     failures, rejected, blender_fails, compared, worst_all = [], 0, [], 0, 0.0
     for bvh in files:
         try:
-            r = compare(bvh, work, cli, glb_options)
+            r = compare(bvh, work, cli, glb_options, ref_options)
         except Exception as e:  # noqa: BLE001 — reported per file
             failures.append(f"{bvh}: {e}")
             continue

@@ -3,9 +3,10 @@
 heads at the skeleton's `pos` chain, tails along each bone's `end`, standing on the ground:
 mPelvis at 1.067 m), keyframed by this script — rotations of the spine, an arm, a leg and the
 head, a pelvis path, a Bento finger (mHandIndex1Left) — exported by Blender's glTF exporter
-(default options), converted by `slanim convert X.glb -o X.anim --ease-in 0 --ease-out 0`, then
-`slanim play --solver none --fps 24`: every bone's head equals Blender's evaluated pose within
-0.5 mm at every frame. Run inside Blender:
+(default options), converted by `slanim convert X.glb -o X.anim --ease-in 0 --ease-out 0
+--all-frames`, then `slanim play --solver none --fps 24`: every bone's head equals Blender's
+evaluated pose within 0.5 mm at every frame (the .anim's quantization: ~0.4 mm at the wing tips);
+converted without --all-frames (the import's key reduction), within 5 mm. Run inside Blender:
 
     blender -b --factory-startup --python keyframed_armature.py -- SLANIM_CLI SHARED_DIR WORK_DIR
 
@@ -25,7 +26,8 @@ bs.fix_blender_34()
 import bpy  # noqa: E402
 from mathutils import Euler, Vector  # noqa: E402
 
-TOLERANCE = 5e-4  # metres
+TOLERANCE = 5e-4  # metres, unreduced
+REDUCED_TOLERANCE = 5e-3  # metres, with the import's key reduction (measured 2.8 mm)
 FPS = 24
 LAST_FRAME = 49
 
@@ -96,10 +98,23 @@ def main():
     arm = build_armature(os.path.join(shared, "sl-character", "avatar_skeleton.xml"))
     keyframe(arm)
     glb = os.path.join(work, "keyframed.glb")
-    anim = os.path.join(work, "keyframed.anim")
-    csv_path = os.path.join(work, "keyframed.csv")
     bpy.ops.export_scene.gltf(filepath=glb)
-    print(bs.run_slanim(cli, "convert", glb, "-o", anim, "--force", "--ease-in", "0", "--ease-out", "0"))
+    # Unreduced (--all-frames): within TOLERANCE. With the import's key reduction (the default):
+    # within REDUCED_TOLERANCE, the reduction's own thresholds (docs/creator-formats.md).
+    results = [compare(arm, cli, glb, work, "all_frames", ["--all-frames"]),
+               compare(arm, cli, glb, work, "reduced", [])]
+    ok = results[0][0] <= TOLERANCE and results[1][0] <= REDUCED_TOLERANCE
+    bs.finish(ok, "; ".join(f"{name}: {n} bone heads over {LAST_FRAME} frames, worst {w * 1000:.4f} mm at "
+                            f"{where} (tolerance {tol * 1000} mm)"
+                            for (w, where, n), name, tol in zip(results, ("--all-frames", "default"),
+                                                                (TOLERANCE, REDUCED_TOLERANCE))))
+
+
+def compare(arm, cli, glb, work, name, options):
+    anim = os.path.join(work, f"keyframed.{name}.anim")
+    csv_path = os.path.join(work, f"keyframed.{name}.csv")
+    print(bs.run_slanim(cli, "convert", glb, "-o", anim, "--force", "--ease-in", "0", "--ease-out", "0",
+                        *options).splitlines()[-1])
     bs.run_slanim(cli, "play", anim, "--solver", "none", "--fps", FPS, "--format", "csv", "-o", csv_path)
     frames, times = bs.read_play_csv(csv_path)
     scene = bpy.context.scene
@@ -121,8 +136,7 @@ def main():
                 worst, where = d, f"{pb.name} at scene frame {frame}"
     if compared < 133 * LAST_FRAME:
         raise RuntimeError(f"compared {compared} heads, expected {133 * LAST_FRAME}")
-    bs.finish(worst <= TOLERANCE, f"{compared} bone heads over {LAST_FRAME} frames, worst "
-              f"{worst * 1000:.4f} mm at {where} (tolerance {TOLERANCE * 1000} mm)")
+    return worst, where, compared
 
 
 try:
