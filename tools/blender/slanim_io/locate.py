@@ -3,7 +3,7 @@
 add-on, in this order:
 
 1. the folder set in the add-on's preferences ("slanim Python module folder"), e.g. a build tree's
-   `build/python` (its `slanim/_build_config.py` names the built libslanim.so);
+   `build/python` (the build writes `_build_config.py` there, naming the built libslanim.so);
 2. the environment variable SLANIM_PYTHONPATH (same meaning; used by the headless tests);
 3. a `slanim` package already importable: installed (`cmake --install` puts it in
    <prefix>/lib/python3/dist-packages, which Debian's Blender, running the system Python 3.11,
