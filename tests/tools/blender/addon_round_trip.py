@@ -9,6 +9,9 @@
   (rotation x, y, z: 2/65535; position: 10/65535 m), plus the steps the viewer's own
   re-encoding moves (docs: `AnimRealData.ReencodingMovesSomeCodesTwoStepsLikeTheViewer`):
   TOLERANCE_STEPS steps in all.
+* a hand-keyed action (Bézier keys, an Euler-mode bone, a pelvis path) on the add-on's own
+  armature exports to an .anim whose sampled local rotations and pelvis offset equal Blender's
+  evaluated pose at every frame within 0.02° and 0.55 mm (two position codes per axis);
 * bad input: a truncated .anim, a BVH with a syntax error, an export with a position beyond
   ±5 m and with joint priorities for joints the action lacks are reported in Blender's UI
   (the operator is cancelled with an error) and leave nothing behind (no object, armature,
@@ -170,6 +173,55 @@ def bad_input(slanim, shared, work):
     return problems
 
 
+def hand_keyed(slanim, work):
+    """An action keyed by hand on the add-on's own armature (Bézier keys, an Euler bone, a
+    pelvis path): the exported .anim's local rotations and the pelvis offset equal Blender's
+    evaluated pose at every frame (sampling Auto → every frame)."""
+    clear()
+    from slanim_io import rig
+    from mathutils import Euler, Vector
+    arm = rig.create_armature(bpy.context, slanim.Skeleton())
+    scene = bpy.context.scene
+    scene.render.fps, scene.render.fps_base, scene.frame_start = 24, 1.0, 1
+    head, pelvis = arm.pose.bones["mHead"], arm.pose.bones["mPelvis"]
+    head.rotation_mode = "XYZ"
+    for frame, s in ((1, 0.0), (13, 1.0), (25, -0.5)):
+        head.rotation_euler = (0.4 * s, -0.3 * s, 0.8 * s)
+        head.keyframe_insert("rotation_euler", frame=frame)
+        pelvis.rotation_quaternion = Euler((0.0, 0.3 * s, 0.5 * s)).to_quaternion()
+        pelvis.keyframe_insert("rotation_quaternion", frame=frame)
+        pelvis.location = (0.1 * s, -0.05 * s, 0.2 * s)
+        pelvis.keyframe_insert("location", frame=frame)
+    out = os.path.join(work, "hand_keyed.anim")
+    bpy.ops.export_anim.slanim(filepath=out, ease_in=0.0, ease_out=0.0)
+    with open(out, "rb") as f:
+        motion = slanim.Motion(f.read())
+    sk = slanim.Skeleton()
+    worst_rot, worst_pos = 0.0, 0.0
+    for frame in range(1, 26):
+        scene.frame_set(frame)
+        pose = motion.sample((frame - 1) / 24.0)
+        for name in ("mHead", "mPelvis"):
+            pb = arm.pose.bones[name]
+            b_rest = pb.bone.matrix_local.to_quaternion()
+            sl_world = pb.matrix.to_quaternion() @ b_rest.inverted()
+            if pb.parent is not None:
+                p_world = pb.parent.matrix.to_quaternion() @ pb.parent.bone.matrix_local.to_quaternion().inverted()
+                sl_world = p_world.inverted() @ sl_world
+            q = np.array(pose[sk.find_joint(name)][3:], dtype=np.float64)
+            b = np.array((sl_world.x, sl_world.y, sl_world.z, sl_world.w))
+            d = min(np.linalg.norm(q - b), np.linalg.norm(q + b))  # chord: angle ≈ 2·d when small
+            worst_rot = max(worst_rot, 2 * d)
+        offset = Vector(pelvis.head) - Vector(pelvis.bone.head_local)
+        worst_pos = max(worst_pos, (offset - Vector(pose[sk.find_joint("mPelvis")][:3])).length)
+    print(f"  hand-keyed action: worst {np.degrees(worst_rot):.4f} deg, pelvis {worst_pos * 1000:.3f} mm")
+    problems = []
+    if worst_rot > np.radians(0.02) or worst_pos > 5.5e-4:  # two codes per axis: 0.53 mm
+        problems.append(f"hand-keyed action: {np.degrees(worst_rot):.4f} deg / {worst_pos * 1000:.3f} mm "
+                        "from Blender's pose (tolerance 0.02 deg, 0.55 mm)")
+    return problems
+
+
 def main():
     args = bs.script_args()
     zip_path, python_dir, shared, work = args[:4]
@@ -179,7 +231,7 @@ def main():
     bs.fix_blender_34()
     slanim = install(zip_path, python_dir, work)
     start = time.time()
-    problems = bad_input(slanim, shared, work)
+    problems = bad_input(slanim, shared, work) + hand_keyed(slanim, work)
     if "--bad-input-only" in args:
         for p in problems:
             print("  " + p)

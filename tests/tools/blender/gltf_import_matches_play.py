@@ -95,10 +95,13 @@ def main():
     anims = sorted(glob.glob(os.path.join(shared, "anims", "**", "*.anim"), recursive=True))[::every]
     start = time.time()
     failures, worst_all, compared = [], 0.0, 0
+    seconds = {name: 0.0 for name in variants}
     for anim in anims:
         for name, opts in variants.items():
+            t0 = time.time()
             try:
                 worst, where, n, matched = compare(anim, name, opts, work, cli, fps)
+                seconds[name] += time.time() - t0
             except RuntimeError as e:
                 if "convert" in str(e) and "not load" in str(e):
                     continue
@@ -115,7 +118,7 @@ def main():
     bs.finish(not failures and compared > 0,
               f"{compared} file×variant comparisons of {len(anims)} .anim files, worst "
               f"{worst_all * 1000:.5f} mm (tolerance {TOLERANCE * 1000} mm), "
-              f"{time.time() - start:.1f} s")
+              f"{time.time() - start:.1f} s (" + ", ".join(f"{k} {v:.1f} s" for k, v in seconds.items()) + ")")
 
 
 try:
