@@ -86,6 +86,48 @@ def slanim_extras(path):
     return doc.get("scenes", [{}])[0].get("extras", {})
 
 
+def _glb(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    length, = struct.unpack_from("<I", data, 12)
+    doc = json.loads(data[20:20 + length])
+    binary = 20 + length + 8
+
+    def floats(index, width):
+        acc = doc["accessors"][index]
+        view = doc["bufferViews"][acc["bufferView"]]
+        start = binary + view.get("byteOffset", 0) + acc.get("byteOffset", 0)
+        values = struct.unpack_from(f"<{acc['count'] * width}f", data, start)
+        return [values[i:i + width] for i in range(0, len(values), width)]
+
+    return doc, floats
+
+
+def key_times(path):
+    """Every key time (seconds) of a .glb's animations."""
+    doc, floats = _glb(path)
+    return sorted({t[0] for a in doc.get("animations", []) for s in a["samplers"] for t in floats(s["input"], 1)})
+
+
+def slerp_intervals(path):
+    """(start, end) key-time intervals of a .glb slanim wrote where consecutive rotation keys of a
+    joint have a negative dot product: there the viewer slerps (ll_nlerp), where glTF players and
+    Blender interpolate as in every other interval (Blender: component lerp, normalised)."""
+    doc, floats = _glb(path)
+    out = []
+    for anim in doc.get("animations", []):
+        for ch in anim["channels"]:
+            if ch["target"]["path"] != "rotation":
+                continue
+            sampler = anim["samplers"][ch["sampler"]]
+            times = [t[0] for t in floats(sampler["input"], 1)]
+            keys = floats(sampler["output"], 4)
+            for i in range(1, len(keys)):
+                if sum(a * b for a, b in zip(keys[i - 1], keys[i])) < 0:
+                    out.append((times[i - 1], times[i]))
+    return out
+
+
 def blender_to_sl(v):
     return (-v[1], v[0], v[2])
 

@@ -70,7 +70,8 @@ def compare(bvh, work, cli, glb_options, ref_options):
                                 update_scene_duration=True)
     except RuntimeError as e:
         os.remove(ref_anim)
-        return f"Blender's BVH importer fails: {str(e).strip().splitlines()[-1]}"
+        lines = [ln.strip() for ln in str(e).splitlines() if ln.strip() and not ln.strip().startswith("Location")]
+        return f"Blender's BVH importer fails: {lines[-1] if lines else e}"
     bpy.ops.export_scene.gltf(filepath=glb)
     bs.run_slanim(cli, "convert", glb, "-o", anim, "--force", "--skip-unknown", *glb_options)
     results = []
