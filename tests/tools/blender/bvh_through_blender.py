@@ -11,7 +11,8 @@ rules). Run inside Blender:
 
 Compared with `slanim play --solver none --fps 1/frame-time` at every frame where both motions
 play at full weight (past the ease in, before the ease out): each joint's position relative to the
-pelvis, in the pelvis's frame, and the pelvis path, within 1 mm.
+pelvis, in the pelvis's frame, and the pelvis path, within 1 mm; the pelvis's rotation (which way the avatar
+faces) within 0.1°.
 Time alignment (docs/creator-formats.md, "Blender workflow"): the uploader plays BVH frame f at
 (f − 1) × frame time (frame 0 is its reference); Blender puts BVH frame f on scene frame f + 1,
 its glTF exporter writes it at (f + 1) / fps and slanim's glTF import rebases the first key to 0,
@@ -21,6 +22,7 @@ Blender's BVH importer cannot read (it reads every line after MOTION as a frame:
 text after its frames fails there), each named in the output.
 """
 import glob
+import math
 import os
 import sys
 import time
@@ -33,6 +35,7 @@ import bpy  # noqa: E402
 from mathutils import Quaternion, Vector  # noqa: E402
 
 TOLERANCE = 1e-3  # metres
+TURN_TOLERANCE = 0.1  # degrees: the pelvis's world rotation (which way the avatar faces)
 EASE = 0.3        # both routes' default ease in and out, seconds
 
 
@@ -45,12 +48,14 @@ def frame_time(bvh):
 
 
 def poses(frames, k):
-    """{joint: position relative to the pelvis in the pelvis frame}, pelvis position."""
+    """{joint: position relative to the pelvis in the pelvis frame}, pelvis position, pelvis
+    rotation."""
     pelvis_p, pelvis_q = frames[k]["mPelvis"]
-    inv = Quaternion((pelvis_q[3], pelvis_q[0], pelvis_q[1], pelvis_q[2])).inverted()
+    q = Quaternion((pelvis_q[3], pelvis_q[0], pelvis_q[1], pelvis_q[2]))
+    inv = q.inverted()
     pp = Vector(pelvis_p)
     rel = {j: inv @ (Vector(p) - pp) for j, (p, _q) in frames[k].items()}
-    return rel, pp
+    return rel, pp, q
 
 
 def compare(bvh, work, cli, glb_options, ref_options):
@@ -84,6 +89,7 @@ def compare(bvh, work, cli, glb_options, ref_options):
     (ref, ref_t), (got, got_t) = results
     ref_end, got_end = max(ref_t.values()), max(got_t.values())
     worst, where, n = 0.0, "", 0
+    worst_turn, where_turn = 0.0, ""
     for k in sorted(ref):
         if k + 1 not in got:
             continue
@@ -91,10 +97,13 @@ def compare(bvh, work, cli, glb_options, ref_options):
         if not (EASE - 1e-4 <= t_ref <= ref_end - EASE + 1e-4 and EASE - 1e-4 <= t_got <= got_end - EASE + 1e-4):
             continue
         n += 1
-        (ra, rp), (ga, gp) = poses(ref, k), poses(got, k + 1)
+        (ra, rp, rq), (ga, gp, gq) = poses(ref, k), poses(got, k + 1)
         d = (rp - gp).length
         if d > worst:
             worst, where = d, f"pelvis path at BVH frame {k + 1}"
+        turn = math.degrees(rq.rotation_difference(gq).angle)
+        if turn > worst_turn:
+            worst_turn, where_turn = turn, f"BVH frame {k + 1}"
         for j, v in ra.items():
             if j in ga:
                 d = (v - ga[j]).length
@@ -102,7 +111,9 @@ def compare(bvh, work, cli, glb_options, ref_options):
                     worst, where = d, f"{j} at BVH frame {k + 1}"
     for p in (glb, anim, ref_anim):
         os.remove(p)
-    return worst, where, n
+    if worst_turn > TURN_TOLERANCE:  # the avatar faces another way (a hip turned at frame 0)
+        return TOLERANCE * 1e6, f"the pelvis turned {worst_turn:.2f}° from the uploader's at {where_turn}", n
+    return worst, where, n, worst_turn
 
 
 def main():
@@ -114,7 +125,7 @@ def main():
     os.makedirs(work, exist_ok=True)
     files = sorted(glob.glob(os.path.join(shared, "bvh", "**", "*.bvh"), recursive=True))[::every]
     start = time.time()
-    failures, rejected, blender_fails, compared, worst_all = [], 0, [], 0, 0.0
+    failures, rejected, blender_fails, compared, worst_all, worst_turn_all = [], 0, [], 0, 0.0, 0.0
     for bvh in files:
         try:
             r = compare(bvh, work, cli, glb_options, ref_options)
@@ -127,11 +138,12 @@ def main():
         if isinstance(r, str):
             blender_fails.append(f"{bvh}: {r}")
             continue
-        worst, where, n = r
+        worst, where, n, turn = r
+        worst_turn_all = max(worst_turn_all, turn)
         compared += 1
         worst_all = max(worst_all, worst)
         if worst > TOLERANCE:
-            failures.append(f"{bvh}: {worst * 1000:.3f} mm at {where}")
+            failures.append(f"{bvh}: {where}" if worst >= TOLERANCE * 1e6 else f"{bvh}: {worst * 1000:.3f} mm at {where}")
     for f in blender_fails:
         print("  skipped: " + f)
     for f in failures:
@@ -139,7 +151,8 @@ def main():
     bs.finish(not failures and compared > 0,
               f"{compared} of {len(files)} BVH files compared ({rejected} rejected by slanim's BVH "
               f"importer, {len(blender_fails)} by Blender's, {len(failures)} failed), worst {worst_all * 1000:.4f} mm "
-              f"(tolerance {TOLERANCE * 1000} mm), {time.time() - start:.1f} s")
+              f"(tolerance {TOLERANCE * 1000} mm), pelvis turn {worst_turn_all:.4f}° (tolerance {TURN_TOLERANCE}°), "
+              f"{time.time() - start:.1f} s")
 
 
 try:
