@@ -10,13 +10,20 @@
 //    finite times ≥ 0, strictly increasing, none after the duration; rotation keys are unit
 //    quaternions with w ≥ 0, position keys finite; the header is finite with a base priority
 //    in 0..6 unless an option set it, loop points within the motion;
+//  * no key is clamped: encode_motion_checked accepts every imported motion (positions within
+//    ±5 m, key times within the duration), whatever the options;
+//  * without --keep-times the first key is at 0 s (unless the file says slanim wrote it);
+//  * a result carrying the source .anim (a slanim-written file, unchanged) parses as an .anim;
 //  * encode_motion → write_anim → parse_anim reads back with as many joints.
+// The import options (pelvis origin, keep times, all frames, scale 1 / 0.0254 / 39.37 / 0.001)
+// come from a hash of the input, so a finding replays with the same options.
 //
 // Run:   slanim_fuzz_gltf -max_total_time=60 NEW_CORPUS_DIR SEED_DIR...
 // Seeds: `slanim_fuzz_gltf -write_seeds=DIR` writes small .glb and .gltf files made here
 // (LINEAR, STEP and CUBICSPLINE samplers, normalized SHORT rotations, the exporter's extras,
-// retargeted and matrix rests, a control-rig bone name, an unknown joint, an mRoot channel, a data-URI .gltf and a few
-// rejected files) to DIR and exits.
+// retargeted and matrix rests, a control-rig bone name, an unknown joint, an mRoot channel, a data-URI .gltf, a
+// Blender-style armature (translation channels at rest, the hip 1 m up, keys from 1/24 s), extras with a source
+// .anim, and a few rejected files) to DIR and exits.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -140,19 +147,49 @@ std::string armature(const std::string& rest = {}, const std::string& extra_node
     return nodes;
 }
 
+const std::vector<float> rot3 = {0, 0, 0, 1, 0.2f, 0, 0, 0.98f, 0, 0.3f, 0, 0.954f};
+
+std::string channel(int sampler, int node, const char* path) {
+    return "{\"sampler\":" + std::to_string(sampler) + ",\"target\":{\"node\":" + std::to_string(node) +
+           ",\"path\":\"" + path + "\"}}";
+}
+
+std::string sampler(int in, int out, const char* interp) {
+    return "{\"input\":" + std::to_string(in) + ",\"output\":" + std::to_string(out) + ",\"interpolation\":\"" +
+           interp + "\"}";
+}
+
+/// Blender-style: translation channels at every bone's rest, the hip's rest 1.067 m up and its
+/// channel moving, keys from 1/24 s; and the exporter's extras with a source .anim.
+void add_blender_seeds(std::vector<fuzz::Seed>& seeds) {
+    Builder b;
+    const int t = b.floats({1.f / 24, 2.f / 24, 3.f / 24}, "SCALAR");
+    const int torso = b.floats({0, 0.084f, 0, 0, 0.084f, 0, 0, 0.084f, 0}, "VEC3");
+    const int hip = b.floats({0, 1.067f, 0, 0, 1.08f, 0.01f, 0, 1.1f, 0.02f}, "VEC3");
+    const int r = b.floats(rot3, "VEC4");
+    std::string arm = armature();
+    arm.replace(arm.find("{\"name\":\"mPelvis\""), 19, "{\"name\":\"mPelvis\",\"translation\":[0,1.067,0]");
+    const std::string anim = "\"samplers\":[" + sampler(t, torso, "LINEAR") + "," + sampler(t, hip, "LINEAR") + "," +
+                             sampler(t, r, "LINEAR") + "],\"channels\":[" + channel(0, 2, "translation") + "," +
+                             channel(1, 1, "translation") + "," + channel(2, 1, "rotation") + "]";
+    seeds.push_back({"blender_style.glb", b.glb(arm + ",\"animations\":[{" + anim + "}]")});
+    Motion m;
+    m.duration = 1.f;
+    MotionJoint j;
+    j.name = "mTorso";
+    j.joint = Skeleton::default_skeleton()->find("mTorso");
+    j.rot_keys = {{0.f, {0.f, 0.f, 0.f, 1.f}}, {1.f, {0.f, 0.3f, 0.f, 0.954f}}};
+    m.joints.push_back(j);
+    const std::string source = gltf::base64_encode(write_anim(encode_motion(m)));
+    seeds.push_back({"source_anim.glb",
+                     b.glb(arm + ",\"animations\":[{" + anim + ",\"extras\":{\"format\":\"slanim-anim\",\"version\":1," +
+                           "\"duration\":1.0,\"source_anim\":\"" + source + "\"}}]")});
+}
+
 std::vector<fuzz::Seed> seed_bytes() {
     std::vector<fuzz::Seed> seeds;
     const std::vector<float> t3 = {0.f, 0.5f, 1.f};
-    const std::vector<float> rot3 = {0, 0, 0, 1, 0.2f, 0, 0, 0.98f, 0, 0.3f, 0, 0.954f};
     const std::vector<float> pos3 = {0, 0, 0, 0, 0.05f, 0.1f, 0, 0, 0.2f};
-    const auto channel = [](int sampler, int node, const char* path) {
-        return "{\"sampler\":" + std::to_string(sampler) + ",\"target\":{\"node\":" + std::to_string(node) +
-               ",\"path\":\"" + path + "\"}}";
-    };
-    const auto sampler = [](int in, int out, const char* interp) {
-        return "{\"input\":" + std::to_string(in) + ",\"output\":" + std::to_string(out) + ",\"interpolation\":\"" +
-               interp + "\"}";
-    };
     {  // LINEAR rotations and a pelvis translation; also as a data-URI .gltf.
         Builder b;
         const int t = b.floats(t3, "SCALAR"), r = b.floats(rot3, "VEC4"), p = b.floats(pos3, "VEC3");
@@ -210,6 +247,7 @@ std::vector<fuzz::Seed> seed_bytes() {
                                     channel(0, 3, "rotation") + "]}]";
         seeds.push_back({"unknown_joint.glb", b.glb(unknown)});
     }
+    add_blender_seeds(seeds);
     {  // Rejected: decreasing key times; an output accessor out of its buffer view; no skin.
         Builder b;
         const int t = b.floats({0.f, 0.7f, 0.5f}, "SCALAR"), r = b.floats(rot3, "VEC4");
@@ -232,6 +270,24 @@ std::vector<fuzz::Seed> seed_bytes() {
 
 bool finite(Vec3 v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
 
+/// The import options of one input, from its FNV-1a hash.
+gltf::ImportOptions options_of(const std::uint8_t* bytes, std::size_t size) {
+    std::uint32_t h = 2166136261u;
+    for (std::size_t i = 0; i < size; ++i) h = (h ^ bytes[i]) * 16777619u;
+    gltf::ImportOptions o;
+    o.pelvis_origin = (h & 1u) ? gltf::PelvisOrigin::FirstFrame : gltf::PelvisOrigin::Rest;
+    o.keep_times = (h & 2u) != 0;
+    o.import.keep_all_frames = (h & 4u) != 0;
+    constexpr float kScales[] = {1.f, 0.0254f, 39.37f, 0.001f};
+    o.scale = kScales[(h >> 3) & 3u];
+    return o;
+}
+
+bool says_slanim_wrote_it(const std::uint8_t* bytes, std::size_t size) {
+    const std::string_view text(reinterpret_cast<const char*>(bytes), size);
+    return text.find("slanim-anim") != std::string_view::npos;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
@@ -242,7 +298,8 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t size) {
     static const auto skeleton = Skeleton::default_skeleton();
     const Skeleton& sk = *skeleton;
-    auto r = gltf::import_bytes({bytes, size}, "input", sk, {});
+    const gltf::ImportOptions options = options_of(bytes, size);
+    auto r = gltf::import_bytes({bytes, size}, "input", sk, options);
     if (!r) {
         SLANIM_FUZZ_CHECK(r.error().message.rfind("input", 0) == 0, size);
         return 0;
@@ -274,6 +331,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
     }
     for (const MotionConstraint& c : m.constraints)
         SLANIM_FUZZ_CHECK(finite(c.source_offset) && finite(c.target_offset) && finite(c.target_dir), size);
+    float first = m.duration;
+    bool keys = false;
+    for (const MotionJoint& j : m.joints) {
+        if (!j.rot_keys.empty()) first = std::min(first, j.rot_keys.front().time), keys = true;
+        if (!j.pos_keys.empty()) first = std::min(first, j.pos_keys.front().time), keys = true;
+    }
+    SLANIM_FUZZ_CHECK(!keys || options.keep_times || first == 0.f || says_slanim_wrote_it(bytes, size), size);
+    SLANIM_FUZZ_CHECK(static_cast<bool>(check_encodable(m)), size);
+    if (!r->original_anim.empty()) SLANIM_FUZZ_CHECK(parse_anim(r->original_anim).has_motion, size);
     const auto encoded = write_anim(encode_motion(m));
     const ParseResult back = parse_anim(encoded);
     SLANIM_FUZZ_CHECK(back.has_motion && back.motion.joints.size() == m.joints.size(), size);

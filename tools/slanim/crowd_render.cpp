@@ -55,12 +55,11 @@ std::vector<int> avatars_in_view(World& world, std::span<const Entity> ents) {
 /// spans point into them), and the parts (one per avatar mesh) that draw them.
 class CrowdGeometry {
 public:
-    /// The body source: the avatar meshes of the first avatar's Appearance when it skins them
-    /// (--skin), else the generated body of its skeleton (posed by the shaped skeleton when a
-    /// morph-only appearance gives the avatars their default shape).
+    /// The body source: the avatar meshes of the first avatar's Appearance, else the generated
+    /// body of its skeleton.
     explicit CrowdGeometry(World& world, std::span<const Entity> ents) : world_(world), ents_(ents) {
         const Appearance* first = AppearanceFeature::of(world).get(ents.front());
-        if (first && first->options().skin) {
+        if (first) {
             snapshot_.emplace(*first);
             for (const ExportMesh& m : snapshot_->meshes()) {
                 auto& idx = mesh_indices_.emplace_back();

@@ -544,12 +544,13 @@ private:
     }
 
     /// The steps after reading the channels (docs/creator-formats.md): translation channels at
-    /// their node's rest dropped (except mPelvis's; not in a file slanim wrote, whose channels
-    /// are an .anim's keys), mPelvis relative to its origin, times rebased unless keep_times.
+    /// their node's rest dropped (except mPelvis's; not in a file slanim wrote, generator
+    /// "slanim", whose channels are an .anim's keys), mPelvis relative to its origin, times
+    /// rebased unless keep_times or the exporter's extras (whose times the header refers to).
     void adjust_keys(bool ours) {
         Motion& motion = res_.motion;
         const int pelvis = sk_.pelvis();
-        if (!ours) {
+        if (!ours || m_.asset.generator != "slanim") {
             const auto dropped = detail::drop_rest_translations(motion, rest_pos_, pelvis);
             if (!dropped.empty())
                 res_.warnings.push_back(fmt::format("translation channels at their bone's rest (within {} m) dropped: {} "
