@@ -19,6 +19,7 @@ PACKAGES=(
   openssl python3-cryptography        # the relay security tests: throwaway CA (grid.sh), NKey/JWT creds
   emscripten                          # the browser page (scripts/build-web.sh, docs/web.md)
   chromium                            # the page's browser tests (tests/web, headless)
+  blender                             # Blender tests and the add-on (tests/tools/blender, tools/blender; 3.4.1)
 )
 # Node.js and npm run the Khronos glTF validator of the glTF tests (tests/tools/gltf): Debian's
 # packages only when the machine has no node/npm of its own (a NodeSource node conflicts with

@@ -93,4 +93,28 @@ slanim_status slanim_skeleton_joint_parent(const slanim_skeleton* skeleton, int3
     });
 }
 
+slanim_status slanim_skeleton_rest_pose(const slanim_skeleton* skeleton, float* transforms, size_t capacity,
+                                       size_t* needed) {
+    return guard(__func__, [&] {
+        const Skeleton& sk = *get(skeleton).skeleton;
+        const auto n = static_cast<std::size_t>(sk.num_joints());
+        check_capacity(transforms, capacity, n * SLANIM_TRANSFORM_FLOATS, needed, "transforms");
+        for (std::size_t j = 0; j < n; ++j) {
+            const Vec3 p = sk.rest_positions()[j];
+            const Quat q = sk.rest_rotations()[j];
+            float* o = transforms + j * SLANIM_TRANSFORM_FLOATS;
+            o[0] = p.x, o[1] = p.y, o[2] = p.z, o[3] = q.x, o[4] = q.y, o[5] = q.z, o[6] = q.w;
+        }
+    });
+}
+
+slanim_status slanim_skeleton_joint_end(const slanim_skeleton* skeleton, int32_t index, float* end) {
+    return guard(__func__, [&] {
+        const Skeleton& sk = *get(skeleton).skeleton;
+        need(end, "end");
+        const Vec3 e = sk.desc(check_joint(sk, index)).end;
+        end[0] = e.x, end[1] = e.y, end[2] = e.z;
+    });
+}
+
 }  // extern "C"

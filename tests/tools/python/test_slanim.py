@@ -135,6 +135,52 @@ class MotionTest(unittest.TestCase):
 
 
 @needs(BVH)
+class AnimKeysTest(unittest.TestCase):
+    """read_anim_keys / write_anim (slanim/anim_keys.py) and the skeleton's rest data."""
+
+    @needs(DANCE1)
+    def test_keys_sample_like_the_motion_and_write_back(self):
+        data = read(DANCE1)
+        keys = slanim.read_anim_keys(data)
+        m = slanim.Motion(data)
+        info = m.info
+        self.assertAlmostEqual(keys.duration, info["duration"])
+        self.assertEqual((keys.priority, keys.hand_pose, keys.loop), (info["base_priority"], info["hand_pose"],
+                                                                      info["loop"]))
+        sk = slanim.Skeleton()
+        for j in keys.joints:  # at a key time the sampled local rotation is the key
+            k = j.rot_keys[len(j.rot_keys) // 2]
+            pose = m.sample(float(k[0]))
+            np.testing.assert_allclose(pose[sk.find_joint(j.name)][3:], k[1:], atol=1e-6)
+        # Writing the keys gives the library's own encoding, which reads back within two codes
+        # (the viewer's serialize: quantize16, then floor).
+        out = slanim.write_anim(keys)
+        self.assertTrue(slanim.validate(out, upload=True).valid)
+        again = slanim.read_anim_keys(out)
+        self.assertEqual([j.name for j in again.joints], [j.name for j in keys.joints])
+        for a, b in zip(keys.joints, again.joints):
+            self.assertLessEqual(np.abs(a.rot_keys[:, 1:4] - b.rot_keys[:, 1:4]).max(), 2 * 2 / 65535 + 1e-7)
+
+    def test_write_refuses_out_of_range_and_unknown_joints(self):
+        rot = np.array([[0, 0, 0, 0, 1], [1, 0, 0, 0, 1]], np.float32)
+        ok = slanim.AnimKeys(duration=1.0, joints=[slanim.JointKeys("mHead", 4, rot)])
+        keys = slanim.read_anim_keys(slanim.write_anim(ok))
+        self.assertEqual((keys.joints[0].name, keys.joints[0].priority), ("mHead", 4))
+        self.assertAlmostEqual(keys.ease_in, 0.3, places=6)
+        far = ok._replace(joints=[slanim.JointKeys("mPelvis", -1, pos_keys=np.array([[0.5, 0, 0, 5.5]]))])
+        with self.assertRaisesRegex(slanim.SlanimError, "OUT_OF_RANGE.*'mPelvis'.*0.5 s"):
+            slanim.write_anim(far)
+        with self.assertRaisesRegex(slanim.SlanimError, "INVALID_DATA.*NOT_A_JOINT"):
+            slanim.write_anim(ok._replace(joints=[slanim.JointKeys("NOT_A_JOINT", -1, rot)]))
+
+    def test_rest_pose_and_bone_ends(self):
+        sk = slanim.Skeleton()
+        rest = sk.rest_pose()
+        self.assertEqual(rest.shape, (sk.joint_count, 7))
+        np.testing.assert_allclose(rest[sk.find_joint("mSpine1")], [0, 0, 0.084, 0, 0, 0, 1], atol=1e-6)
+        np.testing.assert_allclose(sk.joint_end(sk.find_joint("mPelvis")), [0, 0, 0.084], atol=1e-6)
+
+
 class BvhImportTest(unittest.TestCase):
     def test_bvh_to_anim_loads_and_passes_upload_validation(self):
         anim = slanim.bvh_to_anim(read(BVH, "r"), priority=3, loop=True, skip_unknown_joints=True)

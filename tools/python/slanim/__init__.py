@@ -38,7 +38,7 @@ __all__ = [
     "bvh_to_anim", "anim_to_bvh", "IkReport", "ik_solve", "World", "Avatar", "MeshInfo",
     "PuppetryStats", "motion_id", "JointOverride", "ActiveOverride", "CustomFrame",
     "PROCEDURAL_BREATHE", "PROCEDURAL_BODY_NOISE", "PROCEDURAL_HEAD_ROT", "PROCEDURAL_EYE",
-    "PROCEDURAL_ALL",
+    "PROCEDURAL_ALL", "AnimKeys", "JointKeys", "read_anim_keys", "write_anim",
 ]
 
 # ---------------------------------------------------------------------------------------------
@@ -133,6 +133,8 @@ _skeleton_find_joint = _proto("slanim_skeleton_find_joint", _status, _vp, _c.c_c
 _skeleton_joint_name = _proto("slanim_skeleton_joint_name", _status, _vp, _i32, _c.c_char_p, _size,
                               _sizep)
 _skeleton_joint_parent = _proto("slanim_skeleton_joint_parent", _status, _vp, _i32, _i32p)
+_skeleton_rest_pose = _proto("slanim_skeleton_rest_pose", _status, _vp, _fp, _size, _sizep)
+_skeleton_joint_end = _proto("slanim_skeleton_joint_end", _status, _vp, _i32, _fp)
 _motion_load = _proto("slanim_motion_load", _status, _u8p, _size, _vp, _pp)
 _motion_destroy = _proto("slanim_motion_destroy", None, _vp)
 _motion_get_info = _proto("slanim_motion_get_info", _status, _vp, _c.POINTER(_MotionInfo))
@@ -321,6 +323,17 @@ class Skeleton:
     @property
     def joint_names(self) -> list:
         return [self.joint_name(i) for i in range(self.joint_count)]
+
+    def rest_pose(self) -> _np.ndarray:
+        """The rest pose: an array (joints, 7) of local position x y z (metres, parent frame;
+        mPelvis at the avatar root) and rotation x y z w, from avatar_skeleton.xml."""
+        return _read_floats(_skeleton_rest_pose, self._h, shape_tail=(7,))
+
+    def joint_end(self, index: int) -> _np.ndarray:
+        """The bone tip of a joint (avatar_skeleton.xml `end`, metres in its frame): for drawing."""
+        e = _np.zeros(3, _np.float32)
+        _check(_skeleton_joint_end(self._h, int(index), e.ctypes.data_as(_fp)))
+        return e
 
 
 class Motion:
@@ -1069,3 +1082,7 @@ def _world_has_custom_motion(self, motion: MotionId) -> bool:
 World.register_custom_motion = _world_register_custom_motion
 World.unregister_custom_motion = _world_unregister_custom_motion
 World.has_custom_motion = _world_has_custom_motion
+
+
+# .anim keys for editors (slanim/anim_keys.py): read a file's keys, write an .anim from keys.
+from .anim_keys import AnimKeys, JointKeys, read_anim_keys, write_anim  # noqa: E402,F401

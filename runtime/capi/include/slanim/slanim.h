@@ -191,6 +191,22 @@ SLANIM_API slanim_status slanim_skeleton_joint_name(const slanim_skeleton* skele
 SLANIM_API slanim_status slanim_skeleton_joint_parent(const slanim_skeleton* skeleton, int32_t index,
                                                       int32_t* parent);
 
+/**
+ * The skeleton's rest pose: one transform (SLANIM_TRANSFORM_FLOATS: position x, y, z in metres,
+ * rotation x, y, z, w) per joint, in its parent's frame (avatar_skeleton.xml's `pos` and `rot`;
+ * mPelvis relative to the avatar root, SL frame X forward, Y left, Z up). `capacity` and
+ * `needed` count floats (7 × joint count). Errors: NULL_ARGUMENT, INVALID_HANDLE,
+ * BUFFER_TOO_SMALL. Any thread.
+ */
+SLANIM_API slanim_status slanim_skeleton_rest_pose(const slanim_skeleton* skeleton, float* transforms,
+                                                   size_t capacity, size_t* needed);
+/**
+ * The bone tip of joint `index` (avatar_skeleton.xml's `end`: an offset from the joint in its
+ * frame, metres; for tools that draw bones; zero for volumes and attachment points).
+ * Errors: NULL_ARGUMENT, INVALID_HANDLE, OUT_OF_RANGE (index). Any thread.
+ */
+SLANIM_API slanim_status slanim_skeleton_joint_end(const slanim_skeleton* skeleton, int32_t index, float* end);
+
 /* ========================================================================================== */
 /* Motions outside a world                                                                    */
 /* ========================================================================================== */
@@ -358,6 +374,82 @@ SLANIM_API slanim_status slanim_poser_to_anim(const char* xml, size_t size, int 
  */
 SLANIM_API slanim_status slanim_bvj_to_anim(const char* bvj, size_t size, uint8_t* anim, size_t capacity,
                                             size_t* needed);
+
+/* ========================================================================================== */
+/* .anim keys: read a motion's keys, write an .anim from keys (editors such as the Blender     */
+/* add-on, tools/blender)                                                                      */
+/* ========================================================================================== */
+/* Thread: any (no shared state). Ownership: inputs are read during the call only.            */
+
+/** One animated joint entry of a loaded motion (slanim_motion_joint). */
+typedef struct slanim_motion_joint_info {
+    int32_t joint;        /**< skeleton joint index, -1 when the skeleton does not know the name */
+    int32_t priority;     /**< the file's joint priority; -1: the motion's base priority */
+    int32_t num_rot_keys; /**< rotation keys (sorted by time, unique times) */
+    int32_t num_pos_keys; /**< position keys */
+} slanim_motion_joint_info;
+
+/**
+ * The joint entries of a motion as decoded (decode_motion: keys sorted with unique times,
+ * aliases resolved, unknown joints kept with joint = -1), in file order. `count` receives the
+ * number of entries. Errors: NULL_ARGUMENT, INVALID_HANDLE. Any thread.
+ */
+SLANIM_API slanim_status slanim_motion_joint_entries(const slanim_motion* motion, int32_t* count);
+/**
+ * Entry `index` of a motion: its info and its canonical name (NUL-terminated; `capacity` and
+ * `needed` count chars with the NUL). Errors: NULL_ARGUMENT, INVALID_HANDLE, OUT_OF_RANGE
+ * (index), BUFFER_TOO_SMALL. Any thread.
+ */
+SLANIM_API slanim_status slanim_motion_joint(const slanim_motion* motion, int32_t index,
+                                             slanim_motion_joint_info* info, char* name, size_t capacity,
+                                             size_t* needed);
+/**
+ * The keys of entry `index`: `rot_keys` receives 5 floats per rotation key (time in seconds,
+ * then x, y, z, w as decoded: w ≥ 0), `pos_keys` 4 per position key (time, x, y, z metres in the
+ * parent frame; mPelvis: offset from the avatar root). Capacities count floats and must hold
+ * 5 × num_rot_keys and 4 × num_pos_keys (either pointer may be null when its count is 0).
+ * Errors: NULL_ARGUMENT, INVALID_HANDLE, OUT_OF_RANGE (index), BUFFER_TOO_SMALL. Any thread.
+ */
+SLANIM_API slanim_status slanim_motion_joint_keys(const slanim_motion* motion, int32_t index, float* rot_keys,
+                                                  size_t rot_capacity, float* pos_keys, size_t pos_capacity);
+/** The motion's emote name (empty: none). NUL-terminated; `needed` counts the NUL. */
+SLANIM_API slanim_status slanim_motion_emote(const slanim_motion* motion, char* name, size_t capacity,
+                                             size_t* needed);
+
+/** Header of slanim_anim_encode (the .anim header fields, seconds). */
+typedef struct slanim_anim_header {
+    int32_t priority;  /**< base priority 0..6 */
+    float duration;    /**< seconds ≥ 0 (0: a pose; the uploader's 60-s limit is validation's) */
+    int32_t loop;      /**< 0 or 1 */
+    float loop_in, loop_out;   /**< seconds (written as given; validation checks them) */
+    float ease_in, ease_out;   /**< seconds */
+    int32_t hand_pose; /**< 0..14 (the viewer's hand poses) */
+    const char* emote; /**< emote animation name, or null/empty for none */
+} slanim_anim_header;
+
+/** One joint of slanim_anim_encode. */
+typedef struct slanim_anim_joint {
+    const char* name;         /**< SL joint name or alias (the skeleton must know it) */
+    int32_t priority;         /**< -1: the base priority; else 0..6 */
+    const float* rot_keys;    /**< num_rot_keys × 5 floats: time, x, y, z, w (normalised here) */
+    size_t num_rot_keys;
+    const float* pos_keys;    /**< num_pos_keys × 4 floats: time, x, y, z metres */
+    size_t num_pos_keys;
+} slanim_anim_joint;
+
+/**
+ * Writes .anim bytes from keys with the viewer's quantization (encode_motion, write_anim: the
+ * bytes LLKeyframeMotion::serialize writes). Keys of one joint must have increasing times in
+ * [0, duration]. Nothing is clamped: a position beyond ±5 m (the format's range) is an error
+ * naming the joint and the key time. `skeleton` null: the embedded default. The result loads
+ * in the viewer's playback rules; the upload rules are slanim_anim_validate's. Any thread.
+ * Errors: NULL_ARGUMENT; OUT_OF_RANGE (a non-finite header time, a negative duration, a priority
+ * or hand pose out of range, a non-finite or out-of-range key, with the joint and time); INVALID_DATA (an unknown joint name, a joint given twice, a
+ * zero rotation); BUFFER_TOO_SMALL (`needed` counts bytes).
+ */
+SLANIM_API slanim_status slanim_anim_encode(const slanim_anim_header* header, const slanim_anim_joint* joints,
+                                            size_t num_joints, const slanim_skeleton* skeleton, uint8_t* anim,
+                                            size_t capacity, size_t* needed);
 
 /* ========================================================================================== */
 /* IK on a chain                                                                              */
