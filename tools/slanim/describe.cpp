@@ -12,26 +12,6 @@ namespace slanim::cli {
 
 namespace {
 
-struct Range {
-    Vec3 lo{std::numeric_limits<float>::max(), std::numeric_limits<float>::max(),
-            std::numeric_limits<float>::max()};
-    Vec3 hi{-std::numeric_limits<float>::max(), -std::numeric_limits<float>::max(),
-            -std::numeric_limits<float>::max()};
-    bool any = false;
-    void add(Vec3 v) {
-        any = true;
-        lo = {std::min(lo.x, v.x), std::min(lo.y, v.y), std::min(lo.z, v.z)};
-        hi = {std::max(hi.x, v.x), std::max(hi.y, v.y), std::max(hi.z, v.z)};
-    }
-};
-
-Range position_range(const Motion& m) {
-    Range r;
-    for (const auto& j : m.joints)
-        for (const auto& k : j.pos_keys) r.add(k.value);
-    return r;
-}
-
 nlohmann::ordered_json vec(Vec3 v) { return {v.x, v.y, v.z}; }
 nlohmann::ordered_json quat(Quat q) { return {q.x, q.y, q.z, q.w}; }
 
@@ -87,7 +67,7 @@ nlohmann::ordered_json info_json(const std::string& file, const RawMotion& raw, 
     j["ease_out_s"] = m.ease_out;
     j["hand_pose"] = m.hand_pose;
     j["hand_pose_name"] = hand_pose_name(m.hand_pose);
-    const Range r = position_range(m);
+    const PositionRange r = position_range(m);
     if (r.any) j["position_range_m"] = {{"min", vec(r.lo)}, {"max", vec(r.hi)}};
     auto joints = nlohmann::ordered_json::array();
     for (const auto& jt : m.joints) {

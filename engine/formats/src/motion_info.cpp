@@ -9,22 +9,17 @@
 
 namespace slanim {
 
-namespace {
-
-/// The bounding box of every position key.
-struct PositionRange {
-    Vec3 lo{std::numeric_limits<float>::max(), std::numeric_limits<float>::max(), std::numeric_limits<float>::max()};
-    Vec3 hi{-std::numeric_limits<float>::max(), -std::numeric_limits<float>::max(),
-            -std::numeric_limits<float>::max()};
-    bool any = false;
-    void add(Vec3 v) {
-        any = true;
-        lo = {std::min(lo.x, v.x), std::min(lo.y, v.y), std::min(lo.z, v.z)};
-        hi = {std::max(hi.x, v.x), std::max(hi.y, v.y), std::max(hi.z, v.z)};
-    }
-};
-
-}  // namespace
+PositionRange position_range(const Motion& m) {
+    PositionRange r;
+    for (const auto& j : m.joints)
+        for (const auto& k : j.pos_keys) {
+            const Vec3 v = k.value;
+            r.lo = r.any ? Vec3{std::min(r.lo.x, v.x), std::min(r.lo.y, v.y), std::min(r.lo.z, v.z)} : v;
+            r.hi = r.any ? Vec3{std::max(r.hi.x, v.x), std::max(r.hi.y, v.y), std::max(r.hi.z, v.z)} : v;
+            r.any = true;
+        }
+    return r;
+}
 
 const char* hand_pose_name(std::uint32_t pose) {
     static constexpr const char* kNames[] = {
@@ -35,14 +30,13 @@ const char* hand_pose_name(std::uint32_t pose) {
 
 std::string motion_info_line(std::string_view file, const RawMotion& raw, const Motion& m) {
     std::size_t rot_joints = 0, pos_joints = 0, rot_keys = 0, pos_keys = 0;
-    PositionRange r;
     for (const auto& j : m.joints) {
         rot_joints += !j.rot_keys.empty();
         pos_joints += !j.pos_keys.empty();
         rot_keys += j.rot_keys.size();
         pos_keys += j.pos_keys.size();
-        for (const auto& k : j.pos_keys) r.add(k.value);
     }
+    const PositionRange r = position_range(m);
     std::string pos = r.any ? fmt::format("pos [{:.3f},{:.3f}]x[{:.3f},{:.3f}]x[{:.3f},{:.3f}] m",
                                           r.lo.x, r.hi.x, r.lo.y, r.hi.y, r.lo.z, r.hi.z)
                             : "pos none";

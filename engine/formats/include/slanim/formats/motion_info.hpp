@@ -13,6 +13,16 @@
 
 namespace slanim {
 
+/// The bounding box of a motion's position keys (metres, each joint's parent frame).
+struct PositionRange {
+    Vec3 lo{};    ///< per-axis minimum (valid when `any`)
+    Vec3 hi{};    ///< per-axis maximum (valid when `any`)
+    bool any = false;  ///< false: the motion has no position key
+};
+
+/// The bounding box of every position key of `motion`. Pure; any thread.
+PositionRange position_range(const Motion& motion);
+
 /// Name of a hand pose value (`LLHandMotion::eHandPose`), e.g. "relaxed"; "invalid" past 14.
 const char* hand_pose_name(std::uint32_t pose);
 
