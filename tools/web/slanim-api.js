@@ -35,6 +35,9 @@
 //     motion.sample(t) → Float32Array(7 × jointCount): local transforms (px,py,pz, qx,qy,qz,qw)
 //     motion.destroy()
 //   slanim.bvhToAnim(text, options) → Uint8Array (.anim bytes, as `slanim convert in.bvh out.anim`)
+//       text: a string (encoded as UTF-8) or the file's bytes (Uint8Array, passed unchanged: a
+//       BVH with Latin-1 bytes reaches the importer as the CLI reads it); the same for
+//       poserToAnim and bvjToAnim
 //       options: { priority, loop, loopIn, loopOut, easeIn, easeOut, handPose, emote,
 //                  skipUnknownJoints, keepAllFrames, importer, pelvisOriginFirstFrame,
 //                  hipTurnDegrees } (absent: the uploader's defaults)
@@ -99,6 +102,13 @@ export class SlanimError extends Error {
 export async function loadSlanim(options = {}) {
   const M = await createSlanimModule(options);
   return new Slanim(M);
+}
+
+/** A text argument's bytes: a string encoded as UTF-8, or bytes (Uint8Array, ArrayBuffer) as they are. */
+function utf8(text) {
+  if (text instanceof Uint8Array) return text;
+  if (text instanceof ArrayBuffer) return new Uint8Array(text);
+  return new TextEncoder().encode(String(text));
 }
 
 /** FNV-1a of a string, twice, spread over 16 bytes: a stable motion id for a file name. */
@@ -238,7 +248,7 @@ class Slanim {
 
   poserToAnim(xml, { skipUnknownJoints = false } = {}) {
     return this._with((h) => {
-      const text = new TextEncoder().encode(xml);
+      const text = utf8(xml);
       const data = h.bytes(text);
       return this._read('slanim_poser_to_anim', (p, cap, needed) =>
         this.M._slanim_poser_to_anim(data, text.length, skipUnknownJoints ? 1 : 0, p, cap, needed), Uint8Array, 65536);
@@ -247,7 +257,7 @@ class Slanim {
 
   bvjToAnim(text) {
     return this._with((h) => {
-      const bvj = new TextEncoder().encode(text);
+      const bvj = utf8(text);
       const data = h.bytes(bvj);
       return this._read('slanim_bvj_to_anim', (p, cap, needed) =>
         this.M._slanim_bvj_to_anim(data, bvj.length, p, cap, needed), Uint8Array, 65536);
@@ -265,7 +275,7 @@ class Slanim {
 
   bvhToAnim(text, options = {}) {
     return this._with((h) => {
-      const bvh = new TextEncoder().encode(text);
+      const bvh = utf8(text);
       const data = h.bytes(bvh);
       const opt = h.alloc(52);
       this._check('slanim_bvh_import_options_init', this.M._slanim_bvh_import_options_init(opt));

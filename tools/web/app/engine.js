@@ -43,7 +43,7 @@ class Engine {
   #toAnim(name, kind, bytes) {
     const api = this.api;
     if (kind === 'anim') return bytes;
-    if (kind === 'bvh') return api.bvhToAnim(new TextDecoder().decode(bytes));
+    if (kind === 'bvh') return api.bvhToAnim(bytes);  // the file's bytes, unchanged
     if (kind === 'poser') return api.poserToAnim(new TextDecoder().decode(bytes));
     if (kind === 'bvj') return api.bvjToAnim(new TextDecoder().decode(bytes));
     if (!api.importMotion) throw lacking(`import of .${kind} files`);
