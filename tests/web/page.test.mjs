@@ -303,6 +303,46 @@ test('the character folder: the SL body skinned, poses equal slanim play --chara
   }
 });
 
+test('overlays: joint owners with their priorities as the blend rule gives them, constraint targets', async () => {
+  // DANCE1 and BLOWKISS raised to priority 4 by `slanim edit`: BLOWKISS (opened last, the
+  // newest) owns its joints, DANCE1 the rest; BLOWKISS's R_HAND -> HEAD constraint is applied
+  // at 0.6 s (its window: in 0.3-0.5 s, out 0.7-1.0 s).
+  const dance = path.join(OUT, 'overlay_dance.anim');
+  const kiss = path.join(OUT, 'overlay_kiss.anim');
+  fs.copyFileSync(DANCE, dance);
+  slanim('edit', path.join(SHARED, 'anims/linden/BLOWKISS.anim'), '--priority', '4', '-o', kiss);
+  await openThroughInput([dance, kiss]);
+  await page.evaluate(() => window.slanimTest.playOnly(['overlay_dance.anim', 'overlay_kiss.anim']));
+  await page.evaluate(() => window.slanimTest.pose(0.6));
+  const want = new Map();  // joint name → "FILE pP"
+  for (const [file, name] of [[dance, 'overlay_dance.anim'], [kiss, 'overlay_kiss.anim']]) {
+    const [info] = JSON.parse(slanim('info', '-v', '--format', 'json', file));
+    for (const j of info.joints) {
+      const p = j.priority < 0 ? info.base_priority : j.priority;
+      const had = want.get(j.name);
+      if (!had || p >= had.p) want.set(j.name, { motion: name, p });  // a tie: the newer wins
+    }
+  }
+  const owners = await page.evaluate(() => window.slanimTest.owners());
+  const jointNames = (await page.evaluate(() => window.slanimTest.pose(0.6))).map((j) => j.joint);
+  const got = new Map(owners.map((o) => [jointNames[o.joint], { motion: o.motion, p: o.priority }]));
+  assert.deepEqual([...got.entries()].sort(), [...want.entries()].sort());
+  assert.ok([...got.values()].some((o) => o.motion === 'overlay_kiss.anim' && o.p === 4));
+  assert.ok([...got.values()].some((o) => o.motion === 'overlay_dance.anim' && o.p === 2));
+
+  const labels = await page.evaluate(() => window.slanimTest.overlayLabels(true, true));
+  assert.ok(labels.includes('mHead: overlay_kiss.anim p4'), labels.join(' | '));
+  assert.ok(labels.includes('mHipLeft: overlay_dance.anim p2'), labels.join(' | '));
+  const targets = await page.evaluate(() => window.slanimTest.constraintTargets());
+  const kissTarget = targets.find((t) => t.motion === 'overlay_kiss.anim');
+  assert.ok(kissTarget, JSON.stringify(targets));
+  assert.equal(kissTarget.label, 'overlay_kiss.anim #0 R_HAND -> HEAD: applied');
+  assert.ok(kissTarget.weight > 0.99, `weight ${kissTarget.weight}`);
+  assert.ok(labels.includes(`◎ ${kissTarget.label}`), labels.join(' | '));
+  // Boxes cleared: no labels.
+  assert.deepEqual(await page.evaluate(() => window.slanimTest.overlayLabels(false, false)), []);
+});
+
 test('a screenshot of the avatar is not blank; the console has no errors', async () => {
   await page.evaluate(() => window.slanimTest.pose(1.0));
   const stats = await page.evaluate(() => window.slanimTest.canvasStats());

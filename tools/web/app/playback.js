@@ -39,9 +39,9 @@ export class Playback {
     this.setCrowd(n);
   }
 
-  /** Plays these entries ({ id, anim }) from the current time (replayed from 0). */
+  /** Plays these entries ({ id, name, anim }) from the current time (replayed from 0). */
   setMotions(entries) {
-    this.motions = entries.map((e) => ({ id: e.id, anim: e.anim }));
+    this.motions = entries.map((e) => ({ id: e.id, name: e.name, anim: e.anim }));
     this.duration = this.world.setMotions(this.motions);
     this.seek(Math.min(this.time, this.duration));
   }
