@@ -259,6 +259,45 @@ test('BVH → .anim download equals slanim convert, and its .bvh download too', 
   assert.ok(bvh.bytes.equals(fs.readFileSync(wantBvh)), 'the page\'s .bvh differs from slanim convert');
 });
 
+/** A .glb without the source .anim slanim's exporter keeps in animations[0].extras.source_anim. */
+function stripSourceAnim(glb) {
+  const jsonLength = glb.readUInt32LE(12);
+  const json = JSON.parse(glb.subarray(20, 20 + jsonLength).toString('utf8'));
+  delete json.animations[0].extras.source_anim;
+  let text = Buffer.from(JSON.stringify(json), 'utf8');
+  text = Buffer.concat([text, Buffer.alloc((4 - (text.length % 4)) % 4, 0x20)]);
+  const rest = glb.subarray(20 + jsonLength);  // the BIN chunk, as it was
+  const header = Buffer.alloc(20);
+  header.write('glTF', 0, 'latin1');
+  header.writeUInt32LE(2, 4);
+  header.writeUInt32LE(20 + text.length + rest.length, 8);
+  header.writeUInt32LE(text.length, 12);
+  header.write('JSON', 16, 'latin1');
+  return Buffer.concat([header, text, rest]);
+}
+
+test('glTF → .anim download equals slanim convert (a .glb it exported, and the same without its source .anim)', async () => {
+  const glb = path.join(OUT, 'dance_export.glb');
+  slanim('convert', DANCE, '-o', glb);
+  const stripped = path.join(OUT, 'dance_keys.glb');
+  fs.writeFileSync(stripped, stripSourceAnim(fs.readFileSync(glb)));
+  const entries = await openThroughInput([glb, stripped]);
+  for (const e of entries) assert.equal(e.error, null, e.error);
+  const results = [];
+  for (const file of [glb, stripped]) {
+    const base = path.basename(file, '.glb');
+    await selectEntry(path.basename(file));
+    const { name, bytes } = await download('anim');
+    assert.equal(name, `${base}.anim`);
+    const want = path.join(OUT, `${base}_cli.anim`);
+    slanim('convert', file, '-o', want);
+    assert.ok(bytes.equals(fs.readFileSync(want)), `the page's import of ${base}.glb differs from slanim convert`);
+    results.push(bytes);
+  }
+  assert.ok(results[0].equals(fs.readFileSync(DANCE)), 'an exported .glb gives its source .anim back');
+  assert.ok(!results[1].equals(results[0]), 'without the source .anim the keys are imported');
+});
+
 test('BVJ → .anim download equals slanim convert', async () => {
   const bvj = path.join(OUT, 'dance1.bvj');
   slanim('convert', DANCE, '-o', bvj);

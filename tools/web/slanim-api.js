@@ -43,6 +43,8 @@
 //                  hipTurnDegrees } (absent: the uploader's defaults)
 //   slanim.animToBvh(bytes, fps = 30) → string (as `slanim convert in.anim out.bvh --fps F`)
 //   slanim.bvjToAnim(text) → Uint8Array (as `slanim convert in.bvj out.anim`)
+//   slanim.gltfToAnim(bytes) → Uint8Array (as `slanim convert in.glb out.anim`; .gltf with embedded
+//       buffers too; slanim_gltf.h), importMotion(bytes, 'glb'|'gltf', name) the same
 //
 //   // A viewer character folder the user opens (never shipped): the files are written into the
 //   // module's in-memory file system and read by slanim_skeleton_load, as a C host reads a folder
@@ -267,6 +269,24 @@ class Slanim {
       return this._read('slanim_bvj_to_anim', (p, cap, needed) =>
         this.M._slanim_bvj_to_anim(data, bvj.length, p, cap, needed), Uint8Array, 65536);
     });
+  }
+
+  /**
+   * A glTF animation (.glb bytes, or .gltf JSON with embedded buffers) → .anim bytes, as
+   * `slanim convert in.glb -o out.anim` writes them (slanim_gltf_to_anim, slanim_gltf.h).
+   */
+  gltfToAnim(bytes) {
+    return this._with((h) => {
+      const data = h.bytes(bytes);
+      return this._read('slanim_gltf_to_anim', (p, cap, needed) =>
+        this.M._slanim_gltf_to_anim(data, bytes.length, p, cap, needed), Uint8Array, 65536);
+    });
+  }
+
+  /** The .anim of a file of `kind` the other calls do not cover: 'glb' and 'gltf' (gltfToAnim). */
+  importMotion(bytes, kind, name = '') {
+    if (kind === 'glb' || kind === 'gltf') return this.gltfToAnim(bytes);
+    throw new Error(`${name}: no importer for .${kind} files`);
   }
 
   openMotion(bytes) {
