@@ -390,3 +390,31 @@ test('a screenshot of the avatar is not blank; the console has no errors', async
   assert.ok(stats.colours > 50, `only ${stats.colours} colours in the view`);
   assert.deepEqual(consoleErrors, []);
 });
+
+test('a crash of the module (a trap, as an abort on running out of memory): reloaded with the open files, a message, poses as slanim play', async () => {
+  const copy = path.join(OUT, 'crash_dance.anim');
+  fs.copyFileSync(DANCE, copy);
+  await openThroughInput(copy);
+  const names = await page.evaluate(() => window.slanimTest.entries().map((e) => e.name));
+  assert.equal(await page.evaluate(() => window.slanimTest.crashEngine()), 1);
+  assert.match(await page.evaluate(() => window.slanimTest.status()),
+    /^the engine stopped \(.+\) and was reloaded: the open files play again/);
+  assert.deepEqual(await page.evaluate(() => window.slanimTest.entries().map((e) => e.name)), names);
+  // The open file plays on the reloaded module (the generated body, default skeleton) as
+  // `slanim play` plays it.
+  await page.evaluate(() => window.slanimTest.playOnly('crash_dance.anim'));
+  const frames = playCsv(DANCE);
+  for (const f of [0, Math.floor(frames.size / 2), frames.size - 1]) {
+    const { time, joints } = frames.get(f);
+    const byName = new Map((await page.evaluate((t) => window.slanimTest.pose(t), time)).map((j) => [j.joint, j]));
+    for (const [joint, want] of joints) {
+      for (let i = 0; i < 3; ++i) {
+        assert.ok(Math.abs(byName.get(joint).p[i] - want.p[i]) <= 1e-5, `t=${time} ${joint} after the reload`);
+      }
+    }
+  }
+  // The new module takes new files too.
+  const [entry] = await openThroughInput(DANCE);
+  assert.equal(entry.error, null);
+  assert.ok(entry.playable);
+});

@@ -39,6 +39,22 @@ export class Playback {
     this.setCrowd(n);
   }
 
+  /**
+   * After the engine was reloaded (a crash of the module, app/main.js): a new world of `engine`
+   * drawn by `view`, with the same motions, crowd size and time. The old world is dropped
+   * without calling into the crashed module.
+   */
+  replaceEngine(engine, view) {
+    const n = this.avatars.length;
+    this.engine = engine;
+    this.world = engine.createWorld();
+    this.view = view;
+    this.avatars = [];
+    this.#addAvatar();
+    this.duration = this.world.setMotions(this.motions);
+    this.setCrowd(n);
+  }
+
   /** Plays these entries ({ id, name, anim }) from the current time (replayed from 0). */
   setMotions(entries) {
     this.motions = entries.map((e) => ({ id: e.id, name: e.name, anim: e.anim }));

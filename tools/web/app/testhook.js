@@ -62,6 +62,16 @@ export function installTestHook(app) {
     frameMs: () => app.frameMs,
     canvasStats: () => canvasStats(app.scene),
     status: () => document.getElementById('status').textContent,
+    /**
+     * Crashes the module as a failed allocation or a wild pointer would: a C call that reads
+     * outside the wasm memory traps (a WebAssembly.RuntimeError), through the path a UI action
+     * takes. Resolves when the page has reloaded the engine; returns the number of reloads.
+     */
+    crashEngine: async () => {
+      await app.guarded('test', () => app.engine.api.M._slanim_world_step(0x7ffffff0, 0))();
+      while (app.reloading) await new Promise((r) => setTimeout(r, 20));
+      return app.reloads;
+    },
     /** The overlays' data for the main avatar after the last step (what the labels show). */
     owners: () => pb.world.owners(pb.avatars[0]),
     constraintTargets: () => pb.world.constraintTargets(pb.avatars[0]),
