@@ -7,7 +7,8 @@
 # build uses (libfmt-dev, nlohmann-json3-dev, libpugixml-dev, libtinygltf-dev, libstb-dev), and
 # once, pugixml's source (Debian ships the library compiled, not its source),
 # fetched with `apt-get source` into build-web/deps/ through a private source list.
-# Only the page's targets are built; the compiler runs through ccache when installed.
+# Only the page's targets are built; the compiler runs through ccache when installed. Last,
+# tools/web/assemble.sh copies the page and three.js (npm ci --prefix tools/web, once) beside them.
 # Usage: scripts/build-web.sh [BUILD_DIR]   (default build-web/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,5 +50,10 @@ if [[ ! -f "$BUILD/build.ninja" ]]; then
     -DSLANIM_WASM_PUGIXML_SOURCE="$(realpath "$PUGI")"
 fi
 cmake --build "$BUILD" --parallel "${SLANIM_JOBS:-2}" --target slanim_web slanim_web_files
+# The page's index.html, style.css, app/ and three.js (tools/web/node_modules, pinned).
+if [[ ! -f tools/web/node_modules/three/build/three.module.js ]]; then
+  npm ci --prefix tools/web --ignore-scripts --no-audit --no-fund
+fi
+bash tools/web/assemble.sh "$BUILD/web"
 ls -l "$BUILD/web"
 echo "build-web: the page is in $BUILD/web (slanim serve --dir $BUILD/web)"

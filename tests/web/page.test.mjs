@@ -259,6 +259,45 @@ test('BVH → .anim download equals slanim convert, and its .bvh download too', 
   assert.ok(bvh.bytes.equals(fs.readFileSync(wantBvh)), 'the page\'s .bvh differs from slanim convert');
 });
 
+/** A .glb without the source .anim slanim's exporter keeps in animations[0].extras.source_anim. */
+function stripSourceAnim(glb) {
+  const jsonLength = glb.readUInt32LE(12);
+  const json = JSON.parse(glb.subarray(20, 20 + jsonLength).toString('utf8'));
+  delete json.animations[0].extras.source_anim;
+  let text = Buffer.from(JSON.stringify(json), 'utf8');
+  text = Buffer.concat([text, Buffer.alloc((4 - (text.length % 4)) % 4, 0x20)]);
+  const rest = glb.subarray(20 + jsonLength);  // the BIN chunk, as it was
+  const header = Buffer.alloc(20);
+  header.write('glTF', 0, 'latin1');
+  header.writeUInt32LE(2, 4);
+  header.writeUInt32LE(20 + text.length + rest.length, 8);
+  header.writeUInt32LE(text.length, 12);
+  header.write('JSON', 16, 'latin1');
+  return Buffer.concat([header, text, rest]);
+}
+
+test('glTF → .anim download equals slanim convert (a .glb it exported, and the same without its source .anim)', async () => {
+  const glb = path.join(OUT, 'dance_export.glb');
+  slanim('convert', DANCE, '-o', glb);
+  const stripped = path.join(OUT, 'dance_keys.glb');
+  fs.writeFileSync(stripped, stripSourceAnim(fs.readFileSync(glb)));
+  const entries = await openThroughInput([glb, stripped]);
+  for (const e of entries) assert.equal(e.error, null, e.error);
+  const results = [];
+  for (const file of [glb, stripped]) {
+    const base = path.basename(file, '.glb');
+    await selectEntry(path.basename(file));
+    const { name, bytes } = await download('anim');
+    assert.equal(name, `${base}.anim`);
+    const want = path.join(OUT, `${base}_cli.anim`);
+    slanim('convert', file, '-o', want);
+    assert.ok(bytes.equals(fs.readFileSync(want)), `the page's import of ${base}.glb differs from slanim convert`);
+    results.push(bytes);
+  }
+  assert.ok(results[0].equals(fs.readFileSync(DANCE)), 'an exported .glb gives its source .anim back');
+  assert.ok(!results[1].equals(results[0]), 'without the source .anim the keys are imported');
+});
+
 test('BVJ → .anim download equals slanim convert', async () => {
   const bvj = path.join(OUT, 'dance1.bvj');
   slanim('convert', DANCE, '-o', bvj);
@@ -303,6 +342,46 @@ test('the character folder: the SL body skinned, poses equal slanim play --chara
   }
 });
 
+test('overlays: joint owners with their priorities as the blend rule gives them, constraint targets', async () => {
+  // DANCE1 and BLOWKISS raised to priority 4 by `slanim edit`: BLOWKISS (opened last, the
+  // newest) owns its joints, DANCE1 the rest; BLOWKISS's R_HAND -> HEAD constraint is applied
+  // at 0.6 s (its window: in 0.3-0.5 s, out 0.7-1.0 s).
+  const dance = path.join(OUT, 'overlay_dance.anim');
+  const kiss = path.join(OUT, 'overlay_kiss.anim');
+  fs.copyFileSync(DANCE, dance);
+  slanim('edit', path.join(SHARED, 'anims/linden/BLOWKISS.anim'), '--priority', '4', '-o', kiss);
+  await openThroughInput([dance, kiss]);
+  await page.evaluate(() => window.slanimTest.playOnly(['overlay_dance.anim', 'overlay_kiss.anim']));
+  await page.evaluate(() => window.slanimTest.pose(0.6));
+  const want = new Map();  // joint name → "FILE pP"
+  for (const [file, name] of [[dance, 'overlay_dance.anim'], [kiss, 'overlay_kiss.anim']]) {
+    const [info] = JSON.parse(slanim('info', '-v', '--format', 'json', file));
+    for (const j of info.joints) {
+      const p = j.priority < 0 ? info.base_priority : j.priority;
+      const had = want.get(j.name);
+      if (!had || p >= had.p) want.set(j.name, { motion: name, p });  // a tie: the newer wins
+    }
+  }
+  const owners = await page.evaluate(() => window.slanimTest.owners());
+  const jointNames = (await page.evaluate(() => window.slanimTest.pose(0.6))).map((j) => j.joint);
+  const got = new Map(owners.map((o) => [jointNames[o.joint], { motion: o.motion, p: o.priority }]));
+  assert.deepEqual([...got.entries()].sort(), [...want.entries()].sort());
+  assert.ok([...got.values()].some((o) => o.motion === 'overlay_kiss.anim' && o.p === 4));
+  assert.ok([...got.values()].some((o) => o.motion === 'overlay_dance.anim' && o.p === 2));
+
+  const labels = await page.evaluate(() => window.slanimTest.overlayLabels(true, true));
+  assert.ok(labels.includes('mHead: overlay_kiss.anim p4'), labels.join(' | '));
+  assert.ok(labels.includes('mHipLeft: overlay_dance.anim p2'), labels.join(' | '));
+  const targets = await page.evaluate(() => window.slanimTest.constraintTargets());
+  const kissTarget = targets.find((t) => t.motion === 'overlay_kiss.anim');
+  assert.ok(kissTarget, JSON.stringify(targets));
+  assert.equal(kissTarget.label, 'overlay_kiss.anim #0 R_HAND -> HEAD: applied');
+  assert.ok(kissTarget.weight > 0.99, `weight ${kissTarget.weight}`);
+  assert.ok(labels.includes(`◎ ${kissTarget.label}`), labels.join(' | '));
+  // Boxes cleared: no labels.
+  assert.deepEqual(await page.evaluate(() => window.slanimTest.overlayLabels(false, false)), []);
+});
+
 test('a screenshot of the avatar is not blank; the console has no errors', async () => {
   await page.evaluate(() => window.slanimTest.pose(1.0));
   const stats = await page.evaluate(() => window.slanimTest.canvasStats());
@@ -310,4 +389,32 @@ test('a screenshot of the avatar is not blank; the console has no errors', async
   assert.ok(stats.differing > 0.01, `only ${(stats.differing * 100).toFixed(2)}% of the view is not background`);
   assert.ok(stats.colours > 50, `only ${stats.colours} colours in the view`);
   assert.deepEqual(consoleErrors, []);
+});
+
+test('a crash of the module (a trap, as an abort on running out of memory): reloaded with the open files, a message, poses as slanim play', async () => {
+  const copy = path.join(OUT, 'crash_dance.anim');
+  fs.copyFileSync(DANCE, copy);
+  await openThroughInput(copy);
+  const names = await page.evaluate(() => window.slanimTest.entries().map((e) => e.name));
+  assert.equal(await page.evaluate(() => window.slanimTest.crashEngine()), 1);
+  assert.match(await page.evaluate(() => window.slanimTest.status()),
+    /^the engine stopped \(.+\) and was reloaded: the open files play again/);
+  assert.deepEqual(await page.evaluate(() => window.slanimTest.entries().map((e) => e.name)), names);
+  // The open file plays on the reloaded module (the generated body, default skeleton) as
+  // `slanim play` plays it.
+  await page.evaluate(() => window.slanimTest.playOnly('crash_dance.anim'));
+  const frames = playCsv(DANCE);
+  for (const f of [0, Math.floor(frames.size / 2), frames.size - 1]) {
+    const { time, joints } = frames.get(f);
+    const byName = new Map((await page.evaluate((t) => window.slanimTest.pose(t), time)).map((j) => [j.joint, j]));
+    for (const [joint, want] of joints) {
+      for (let i = 0; i < 3; ++i) {
+        assert.ok(Math.abs(byName.get(joint).p[i] - want.p[i]) <= 1e-5, `t=${time} ${joint} after the reload`);
+      }
+    }
+  }
+  // The new module takes new files too.
+  const [entry] = await openThroughInput(DANCE);
+  assert.equal(entry.error, null);
+  assert.ok(entry.playable);
 });

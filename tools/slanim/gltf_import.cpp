@@ -9,6 +9,7 @@
 #include "slanim/formats/anim.hpp"
 #include "slanim/formats/anim_codec.hpp"
 #include "slanim/formats/io.hpp"
+#include "slanim/gltf/to_anim.hpp"
 
 namespace slanim::cli {
 
@@ -27,30 +28,19 @@ int convert_gltf_to_anim(std::ostream& err, const std::string& input, const std:
     auto r = gltf::import_file(input, *skel, o);
     if (!r) return fail(r.error().message);
     for (const auto& w : r->warnings) err << "slanim convert: " << input << ": warning: " << w << "\n";
-    const bool original = !r->original_anim.empty();
-    std::vector<std::uint8_t> bytes;
-    if (original) {
-        bytes = std::move(r->original_anim);
-    } else {
-        auto raw = encode_motion_checked(r->motion);
-        if (!raw) return fail(fmt::format("{}: {}", input, raw.error().message));
-        bytes = write_anim(*raw);
-    }
-    ParseOptions po;
-    po.skeleton = skel.get();
-    po.allow_invalid_joints = false;  // the upload rules
-    const ParseResult pr = parse_anim(bytes, po);
-    if (const Diagnostic* e = pr.first_error()) {
-        if (!original) return fail(fmt::format("{}: the result would not pass an upload: {}", input, e->describe()));
-        err << "slanim convert: " << input << ": warning: the source .anim (written unchanged) would not pass an upload: "
-            << e->describe() << "\n";
-    }
-    auto w = write_file_atomic(output, bytes);
-    if (!w) return fail(w.error().message);
+    const std::size_t joints = r->motion.joints.size();
     std::size_t rot = 0, pos = 0;
     for (const MotionJoint& mj : r->motion.joints) rot += mj.rot_keys.size(), pos += mj.pos_keys.size();
+    const auto duration = r->motion.duration;
+    auto anim = gltf::to_anim_bytes(std::move(*r), *skel);
+    if (!anim) return fail(fmt::format("{}: {}", input, anim.error().message));
+    const bool original = anim->original;
+    if (anim->warning) err << "slanim convert: " << input << ": warning: " << *anim->warning << "\n";
+    const std::vector<std::uint8_t>& bytes = anim->bytes;
+    auto w = write_file_atomic(output, bytes);
+    if (!w) return fail(w.error().message);
     err << fmt::format("slanim convert: {}: {} joints, {} rotation and {} position keys, {:.3f} s{}\n", output,
-                       r->motion.joints.size(), rot, pos, r->motion.duration,
+                       joints, rot, pos, duration,
                        original ? " (the .anim the file was exported from, unchanged)" : "");
     return 0;
 }

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <ostream>
 #include <sstream>
 #include <system_error>
@@ -69,11 +70,18 @@ void serve_file(const fs::path& root, const httplib::Request& req, httplib::Resp
         return;
     }
     std::ifstream in(file, std::ios::binary);
-    std::ostringstream body;
-    body << in.rdbuf();
+    std::ostringstream text;
+    text << in.rdbuf();
+    auto body = std::make_shared<const std::string>(std::move(text).str());
     res.set_header("Cache-Control", "no-cache");
     res.set_header("X-Content-Type-Options", "nosniff");
-    res.set_content(body.str(), mime_type(file));
+    // The bytes as they are, through a provider of known length: cpp-httplib compresses a
+    // text body (gzip, brotli) on every request for a client that accepts it, which takes
+    // seconds for the page's big scripts on a loaded machine; a sized provider is sent as is.
+    res.set_content_provider(body->size(), mime_type(file),
+                             [body](size_t offset, size_t length, httplib::DataSink& sink) {
+                                 return sink.write(body->data() + offset, length);
+                             });
 }
 
 }  // namespace

@@ -35,11 +35,16 @@
 //     motion.sample(t) → Float32Array(7 × jointCount): local transforms (px,py,pz, qx,qy,qz,qw)
 //     motion.destroy()
 //   slanim.bvhToAnim(text, options) → Uint8Array (.anim bytes, as `slanim convert in.bvh out.anim`)
+//       text: a string (encoded as UTF-8) or the file's bytes (Uint8Array, passed unchanged: a
+//       BVH with Latin-1 bytes reaches the importer as the CLI reads it); the same for
+//       poserToAnim and bvjToAnim
 //       options: { priority, loop, loopIn, loopOut, easeIn, easeOut, handPose, emote,
 //                  skipUnknownJoints, keepAllFrames, importer, pelvisOriginFirstFrame,
 //                  hipTurnDegrees } (absent: the uploader's defaults)
 //   slanim.animToBvh(bytes, fps = 30) → string (as `slanim convert in.anim out.bvh --fps F`)
 //   slanim.bvjToAnim(text) → Uint8Array (as `slanim convert in.bvj out.anim`)
+//   slanim.gltfToAnim(bytes) → Uint8Array (as `slanim convert in.glb out.anim`; .gltf with embedded
+//       buffers too; slanim_gltf.h), importMotion(bytes, 'glb'|'gltf', name) the same
 //
 //   // A viewer character folder the user opens (never shipped): the files are written into the
 //   // module's in-memory file system and read by slanim_skeleton_load, as a C host reads a folder
@@ -56,6 +61,10 @@
 //   world.step(dt)                                 // seconds (0 allowed)
 //   world.setProfiling(on), world.profile(reset) → "NAME SECONDS CALLS" lines per system
 //   avatar.transforms(out?) → Float32Array(7 × joints): model pose, avatar-root frame, metres
+//   avatar.owners() → [{ joint, motion, priority }]: each animated joint's owner after the last
+//       step (slanim_avatar_joint_owners, `slanim view`'s owner overlay)
+//   avatar.constraintTargets() → [{ motion, index, state, weight, source, position, goal, label, … }]:
+//       the constraints of the last step, avatar-root frame (slanim_avatar_constraint_targets)
 //   avatar.matrices(out?)   → Float32Array(16 × joints): column-major T·R·S per joint
 //   avatar.destroy(); world.destroy()
 //   // With a character folder's skeleton: the SL body, CPU-skinned as `slanim view` skins it
@@ -76,6 +85,7 @@ const STATUS = ['SLANIM_OK', 'SLANIM_ERROR_NULL_ARGUMENT', 'SLANIM_ERROR_INVALID
   'SLANIM_ERROR_NOT_FOUND', 'SLANIM_ERROR_IO', 'SLANIM_ERROR_UNSUPPORTED',
   'SLANIM_ERROR_OUT_OF_MEMORY', 'SLANIM_ERROR_INTERNAL', 'SLANIM_ERROR_ALREADY_EXISTS'];
 const BUFFER_TOO_SMALL = 3;
+const CONSTRAINT_STATES = ['applied', 'before_window', 'after_window', 'masked', 'zero_weight', 'no_position'];
 const TRANSFORM_FLOATS = 7;
 const MATRIX_FLOATS = 16;
 
@@ -99,6 +109,13 @@ export class SlanimError extends Error {
 export async function loadSlanim(options = {}) {
   const M = await createSlanimModule(options);
   return new Slanim(M);
+}
+
+/** A text argument's bytes: a string encoded as UTF-8, or bytes (Uint8Array, ArrayBuffer) as they are. */
+function utf8(text) {
+  if (text instanceof Uint8Array) return text;
+  if (text instanceof ArrayBuffer) return new Uint8Array(text);
+  return new TextEncoder().encode(String(text));
 }
 
 /** FNV-1a of a string, twice, spread over 16 bytes: a stable motion id for a file name. */
@@ -238,7 +255,7 @@ class Slanim {
 
   poserToAnim(xml, { skipUnknownJoints = false } = {}) {
     return this._with((h) => {
-      const text = new TextEncoder().encode(xml);
+      const text = utf8(xml);
       const data = h.bytes(text);
       return this._read('slanim_poser_to_anim', (p, cap, needed) =>
         this.M._slanim_poser_to_anim(data, text.length, skipUnknownJoints ? 1 : 0, p, cap, needed), Uint8Array, 65536);
@@ -247,11 +264,29 @@ class Slanim {
 
   bvjToAnim(text) {
     return this._with((h) => {
-      const bvj = new TextEncoder().encode(text);
+      const bvj = utf8(text);
       const data = h.bytes(bvj);
       return this._read('slanim_bvj_to_anim', (p, cap, needed) =>
         this.M._slanim_bvj_to_anim(data, bvj.length, p, cap, needed), Uint8Array, 65536);
     });
+  }
+
+  /**
+   * A glTF animation (.glb bytes, or .gltf JSON with embedded buffers) → .anim bytes, as
+   * `slanim convert in.glb -o out.anim` writes them (slanim_gltf_to_anim, slanim_gltf.h).
+   */
+  gltfToAnim(bytes) {
+    return this._with((h) => {
+      const data = h.bytes(bytes);
+      return this._read('slanim_gltf_to_anim', (p, cap, needed) =>
+        this.M._slanim_gltf_to_anim(data, bytes.length, p, cap, needed), Uint8Array, 65536);
+    });
+  }
+
+  /** The .anim of a file of `kind` the other calls do not cover: 'glb' and 'gltf' (gltfToAnim). */
+  importMotion(bytes, kind, name = '') {
+    if (kind === 'glb' || kind === 'gltf') return this.gltfToAnim(bytes);
+    throw new Error(`${name}: no importer for .${kind} files`);
   }
 
   openMotion(bytes) {
@@ -265,7 +300,7 @@ class Slanim {
 
   bvhToAnim(text, options = {}) {
     return this._with((h) => {
-      const bvh = new TextEncoder().encode(text);
+      const bvh = utf8(text);
       const data = h.bytes(bvh);
       const opt = h.alloc(52);
       this._check('slanim_bvh_import_options_init', this.M._slanim_bvh_import_options_init(opt));
@@ -370,10 +405,18 @@ class World {
     this.api = api;
     this.ptr = ptr;
     this.avatars = new Set();
+    this.loadedIds = new Map();  // motion id (hex) → the id loadMotion was given
   }
   _id(h, id) { return h.bytes(motionId(id)); }
+  /** The id a motion was loaded under (its string, or the hex of its 16 bytes). */
+  motionName(bytes16) {
+    const hex = Array.from(bytes16, (b) => b.toString(16).padStart(2, '0')).join('');
+    return this.loadedIds.get(hex) ?? hex;
+  }
   loadMotion(id, bytes) {
     const api = this.api;
+    const hex = Array.from(motionId(id), (b) => b.toString(16).padStart(2, '0')).join('');
+    this.loadedIds.set(hex, typeof id === 'string' ? id : hex);
     api._with((h) => {
       const key = this._id(h, id);
       const data = h.bytes(bytes);
@@ -458,6 +501,66 @@ class Avatar {
       dst.set(view);
       return dst;
     });
+  }
+  /** Fixed-size C records (`size` bytes each) of an avatar output call, as a DataView. */
+  _records(name, size, guess) {
+    const api = this.api, M = api.M;
+    return api._with((h) => {
+      const needed = h.alloc(4);
+      let capacity = Math.max(1, guess);
+      let buf = h.alloc(capacity * size);
+      let code = M['_' + name](this.world.ptr, this.lo, this.hi, buf, capacity, needed);
+      if (code === BUFFER_TOO_SMALL) {
+        capacity = M.HEAPU32[needed >> 2];
+        buf = h.alloc(capacity * size);
+        code = M['_' + name](this.world.ptr, this.lo, this.hi, buf, capacity, needed);
+      }
+      api._check(name, code);
+      return new DataView(M.HEAPU8.buffer.slice(buf, buf + M.HEAPU32[needed >> 2] * size));
+    });
+  }
+  /**
+   * The owner of each animated joint after the last step (slanim_avatar_joint_owners: the
+   * blend's winner, as `slanim view`'s owner overlay): [{ joint, motion, priority }], motion
+   * being the id the motion was loaded under.
+   */
+  owners() {
+    const dv = this._records('slanim_avatar_joint_owners', 24, this.jointCount);
+    const out = [];
+    for (let o = 0; o < dv.byteLength; o += 24) {
+      out.push({ joint: dv.getInt32(o, true), priority: dv.getInt32(o + 4, true),
+                 motion: this.world.motionName(new Uint8Array(dv.buffer, o + 8, 16)) });
+    }
+    return out;
+  }
+  /**
+   * The constraints of the motions evaluated in the last step (slanim_avatar_constraint_targets),
+   * oldest motion first: [{ motion, index, sourceJoint, targetJoint (−1: ground), ground, plane,
+   * state ('applied', 'before_window', 'after_window', 'masked', 'zero_weight', 'no_position'),
+   * reachable, weight, source, position (the target), goal: [x, y, z] avatar-root frame, metres,
+   * label: "MOTION #k SOURCE -> TARGET: state" }].
+   */
+  constraintTargets() {
+    const SIZE = 84;  // sizeof(slanim_constraint_target)
+    const dv = this._records('slanim_avatar_constraint_targets', SIZE, 8);
+    const names = this.skeleton.names;
+    const vec = (o) => [dv.getFloat32(o, true), dv.getFloat32(o + 4, true), dv.getFloat32(o + 8, true)];
+    const out = [];
+    for (let o = 0; o < dv.byteLength; o += SIZE) {
+      const t = {
+        motion: this.world.motionName(new Uint8Array(dv.buffer, o, 16)),
+        index: dv.getInt32(o + 16, true), sourceJoint: dv.getInt32(o + 20, true),
+        targetJoint: dv.getInt32(o + 24, true), ground: dv.getInt32(o + 28, true) !== 0,
+        plane: dv.getInt32(o + 32, true) !== 0, state: CONSTRAINT_STATES[dv.getInt32(o + 36, true)] ?? '?',
+        reachable: dv.getInt32(o + 40, true) !== 0, weight: dv.getFloat32(o + 44, true),
+        source: vec(o + 48), position: vec(o + 60), goal: vec(o + 72),
+      };
+      const src = t.sourceJoint >= 0 ? names[t.sourceJoint] : '?';
+      const dst = t.ground ? 'GROUND' : (t.targetJoint >= 0 ? names[t.targetJoint] : '?');
+      t.label = `${t.motion} #${t.index} ${src} -> ${dst}${t.plane ? ' (plane)' : ''}: ${t.state}`;
+      out.push(t);
+    }
+    return out;
   }
   /** Model pose after the last step: 7 floats per joint (position, quaternion x y z w). */
   transforms(out) { return this._pose('slanim_avatar_joint_transforms', TRANSFORM_FLOATS, out); }

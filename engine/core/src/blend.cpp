@@ -9,11 +9,20 @@
 #include "slanim/core/clip.hpp"
 #include "slanim/core/isa.hpp"
 
+// The vector folds: on x86-64 SSE2, AVX2 and AVX-512 (chosen by active_isa()); in WebAssembly
+// with 128-bit SIMD (cmake/SlanimWasm.cmake: -msimd128 -msse2) the SSE2 folds only, compiled
+// to wasm SIMD through Emscripten's SSE2 headers (the same float operations, the same bits).
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define SLANIM_BLEND_VECTOR 1
+#define SLANIM_BLEND_X86 1
+#include "blend_args.hpp"
+#elif defined(__wasm_simd128__) && defined(__SSE2__)
+#define SLANIM_BLEND_VECTOR 1
+#define SLANIM_BLEND_X86 0
 #include "blend_args.hpp"
 #else
 #define SLANIM_BLEND_VECTOR 0
+#define SLANIM_BLEND_X86 0
 #endif
 
 namespace slanim {
@@ -128,7 +137,7 @@ void PoseBlender::flush_deferred() {
     const int n = num_deferred_;
     num_deferred_ = 0;  // before inserting: add() must not come back here
     deferred_slots_ = false;
-#if SLANIM_BLEND_VECTOR
+#if SLANIM_BLEND_X86
     if (active_isa() == Isa::Avx512) {  // a block of 16 joints at a time
         blend_detail::InsertArgs args;
         args.values = values_.data();
@@ -251,9 +260,12 @@ void PoseBlender::blend_and_apply(const LocalPose& pose) {
             args.positions = pose.positions.data();
             args.rotations = pose.rotations.data();
             args.scratch = aligned_scratch(fold_scratch_);
+#if SLANIM_BLEND_X86
             if (isa == Isa::Avx512) blend_detail::avx512::fold_layers(args);
             else if (isa == Isa::Avx2) blend_detail::avx2::fold_layers(args);
-            else blend_detail::sse2::fold_layers(args);
+            else
+#endif
+                blend_detail::sse2::fold_layers(args);
             num_deferred_ = 0;
             return;  // the slots were never written: nothing to clear
         }
@@ -270,9 +282,12 @@ void PoseBlender::blend_and_apply(const LocalPose& pose) {
         args.positions = pose.positions.data();
         args.rotations = pose.rotations.data();
         args.scratch = aligned_scratch(fold_scratch_);
+#if SLANIM_BLEND_X86
         if (isa == Isa::Avx512) blend_detail::avx512::fold_masked(args);
         else if (isa == Isa::Avx2) blend_detail::avx2::fold_slots(args);
-        else blend_detail::sse2::fold_slots(args);
+        else
+#endif
+            blend_detail::sse2::fold_slots(args);
         if (any_scalar_)
             for (std::size_t j = 0; j < joints; ++j)
                 if (scalar_[j] && counts_[j]) blend_one(j, pose);

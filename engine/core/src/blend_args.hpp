@@ -55,7 +55,8 @@ struct LayerFoldArgs {
     void* scratch = nullptr;
 };
 
-// The kernels, per instruction set (x86-64 GCC/Clang builds; blend.cpp picks by active_isa()).
+// The kernels, per instruction set (x86-64 GCC/Clang builds; WebAssembly SIMD: sse2 only;
+// blend.cpp picks by active_isa()).
 namespace avx512 {                                               // blend_avx512.cpp
 int insert_layer(const InsertArgs& a, const BlendLayer& layer);  // add_layer's insertion into the slots
 void fold_masked(const FoldArgs& a);                             // the fold of the slots

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The PoseBlender's folds for AVX2 and SSE2 (private). Included by blend_avx2.cpp (compiled
-// with -mavx2: 8 lanes, __m256) and blend_sse2.cpp (x86-64 baseline: 4 lanes, __m128) inside the
+// with -mavx2: 8 lanes, __m256) and blend_sse2.cpp (x86-64 baseline or wasm SIMD: 4 lanes, __m128) inside the
 // namespace named by SLANIM_BLEND_LANES_NS, so each translation unit has its own symbols (none
 // compiled for AVX2 can be picked by the linker for an SSE2 caller).
 //

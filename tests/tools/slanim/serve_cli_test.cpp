@@ -77,6 +77,9 @@ TEST(ServeCli, ServesThePageOnLoopbackAndStopsOnSigterm) {
     const std::string wasm("\0asm\1\0\0\0", 8);  // an empty module: magic and version
     std::ofstream(site / "slanim.wasm", std::ios::binary) << wasm;
     std::ofstream(root / "secret.txt") << "outside the folder\n";
+    std::string script_text;
+    for (int i = 0; i < 2000; ++i) script_text += "export const answer" + std::to_string(i) + " = 42;\n";
+    std::ofstream(site / "app.js") << script_text;
 
     ServeProcess serve;
     ASSERT_TRUE(serve.start({"serve", "--port", "0", "--dir", site.string()}));
@@ -96,6 +99,15 @@ TEST(ServeCli, ServesThePageOnLoopbackAndStopsOnSigterm) {
     EXPECT_EQ(module->status, 200);
     EXPECT_EQ(module->body, wasm);
     EXPECT_EQ(module->get_header_value("Content-Type"), "application/wasm");
+    // A script is sent as it is, not compressed per request, even to a client that accepts
+    // gzip or brotli (compressing the page's big scripts took seconds on a loaded machine).
+    client.set_decompress(false);
+    auto script = client.Get("/app.js", {{"Accept-Encoding", "gzip, deflate, br"}});
+    ASSERT_TRUE(script);
+    EXPECT_EQ(script->status, 200);
+    EXPECT_EQ(script->body, script_text);
+    EXPECT_EQ(script->get_header_value("Content-Encoding"), "");
+    EXPECT_EQ(script->get_header_value("Content-Type"), "text/javascript; charset=utf-8");
     for (const char* outside : {"/../secret.txt", "/%2e%2e/secret.txt", "/missing.js"}) {
         auto r = client.Get(outside);
         ASSERT_TRUE(r) << outside;

@@ -146,8 +146,12 @@ Result<std::vector<float>> read_accessor(const tinygltf::Model& m, int index, in
     if (v.byteOffset > buf.size() || v.byteLength > buf.size() - v.byteOffset)
         return Error{fmt::format("{}: bufferViews[{}] (offset {}, length {}) is out of range of its buffer ({} bytes)",
                                  an, a.bufferView, v.byteOffset, v.byteLength, buf.size())};
-    const std::size_t needed = a.byteOffset + (a.count - 1) * stride + elem;
-    if (a.count > (std::size_t{1} << 40) / stride || needed > v.byteLength)
+    // At most 2^40 bytes of elements (and, where size_t has 32 bits, what cannot wrap `needed`).
+    constexpr std::uint64_t kMaxBytes =
+        std::min<std::uint64_t>(std::uint64_t{1} << 40, std::numeric_limits<std::size_t>::max() / 4);
+    const bool too_many = a.count > kMaxBytes / stride || a.byteOffset > kMaxBytes;
+    const std::size_t needed = a.byteOffset + (a.count - 1) * stride + elem;  // wraps only when too_many
+    if (too_many || needed > v.byteLength)
         return Error{fmt::format("{}: {} elements from byte {} need {} bytes; bufferViews[{}] has {}", an, a.count,
                                  a.byteOffset, needed, a.bufferView, v.byteLength)};
     std::vector<float> out(a.count * n);

@@ -43,7 +43,7 @@ class Engine {
   #toAnim(name, kind, bytes) {
     const api = this.api;
     if (kind === 'anim') return bytes;
-    if (kind === 'bvh') return api.bvhToAnim(new TextDecoder().decode(bytes));
+    if (kind === 'bvh') return api.bvhToAnim(bytes);  // the file's bytes, unchanged
     if (kind === 'poser') return api.poserToAnim(new TextDecoder().decode(bytes));
     if (kind === 'bvj') return api.bvjToAnim(new TextDecoder().decode(bytes));
     if (!api.importMotion) throw lacking(`import of .${kind} files`);
@@ -154,7 +154,10 @@ class PageWorld {
     this.character = character;
     this.world = api.createWorld();
     this.loaded = [];
+    this.names = new Map();  // String(id) → the file name, for the overlays
   }
+
+  #nameOf(id) { return this.names.get(id) ?? id; }
 
   /**
    * Loads motions [{ id, anim }] in place of the previous ones; returns the longest duration.
@@ -169,6 +172,7 @@ class PageWorld {
     for (const m of motions) {
       try {
         this.world.loadMotion(String(m.id), m.anim);
+        this.names.set(String(m.id), m.name ?? String(m.id));
         const motion = this.api.openMotion(m.anim);
         duration = Math.max(duration, motion.info.duration);
         motion.destroy();
@@ -214,10 +218,22 @@ class PageWorld {
    * Joint owners after the last step: [{ joint, motion, priority }] (the blend's winner per
    * joint, as `slanim view`'s overlay), or null when the module has no such call.
    */
-  owners(avatar) { return avatar.owners ? avatar.owners() : null; }
+  owners(avatar) {
+    if (!avatar.owners) return null;
+    return avatar.owners().map((o) => ({ ...o, motion: this.#nameOf(o.motion) }));
+  }
 
-  /** Constraint targets of the active motions: [{ position: [x, y, z], label }], or null. */
-  constraintTargets(avatar) { return avatar.constraintTargets ? avatar.constraintTargets() : null; }
+  /**
+   * Constraint targets of the motions of the last step: [{ position: [x, y, z] (the target,
+   * avatar-root frame), label: "FILE #k SOURCE -> TARGET: state", state, weight, … }], or null.
+   */
+  constraintTargets(avatar) {
+    if (!avatar.constraintTargets) return null;
+    return avatar.constraintTargets().map((t) => {
+      const motion = this.#nameOf(t.motion);
+      return { ...t, motion, label: motion + t.label.slice(t.motion.length) };
+    });
+  }
 
   /** The skinned meshes: [{ index, type, vertexCount, triangles: Uint32Array }]. */
   meshes(avatar) {

@@ -21,16 +21,60 @@ function setStatus(text, isError = false) {
   s.classList.toggle('error', isError);
 }
 
+let currentApp = null;  // set by start(): the reload after a crash of the module needs it
+
+/**
+ * True for a failure of the WebAssembly module itself (a trap, or an abort such as running out
+ * of memory where no C++ handler catches it): the module cannot be trusted afterwards. Errors
+ * the C API reports (SlanimError: bad files, out of memory it caught) are not crashes.
+ */
+function isEngineCrash(e) {
+  return e instanceof WebAssembly.RuntimeError;
+}
+
 /** Runs a UI action; an exception becomes the status line's message, never a blank page. */
 function guarded(what, fn) {
   return async (...args) => {
     try {
       return await fn(...args);
     } catch (e) {
+      if (isEngineCrash(e) && currentApp) { reloadEngine(currentApp, e); return undefined; }
       setStatus(`${what}: ${e?.message ?? e}`, true);
       return undefined;
     }
   };
+}
+
+/**
+ * After a crash of the module: a fresh module, the open files' motions in a new world with the
+ * same crowd size and time, on the generated body (the character folder's files were in the old
+ * module's memory: they must be opened again). The status line says what happened. Never throws.
+ */
+async function reloadEngine(app, crash) {
+  if (app.reloading) return;
+  app.reloading = true;
+  const cause = crash?.message ?? String(crash);
+  setStatus(`the engine stopped (${cause}); reloading it with the open files…`, true);
+  try {
+    const engine = await loadEngine();
+    app.engine = engine;
+    app.list.engine = engine;
+    const old = app.view;
+    app.view = new AvatarView(app.scene.slRoot, engine.skeleton);
+    old.dispose();
+    app.mesh?.dispose();
+    app.mesh = null;
+    $('character-state').textContent = 'generated body';
+    app.playback.replaceEngine(engine, app.view);
+    showBody(app);
+    app.reloads += 1;
+    setStatus(`the engine stopped (${cause}) and was reloaded: the open files play again`
+      + ' (a character folder must be opened again)', true);
+  } catch (e) {
+    setStatus(`the engine stopped (${cause}) and could not be reloaded (${e?.message ?? e}): reload the page`, true);
+  } finally {
+    app.reloading = false;
+  }
 }
 
 async function start() {
@@ -38,7 +82,9 @@ async function start() {
   const engine = await loadEngine();
   $('version').textContent = `engine ${engine.version}`;
   const scene = new Scene($('view'));
-  const app = { engine, scene, frameMs: 0 };
+  const app = { engine, scene, frameMs: 0, reloading: false, reloads: 0 };
+  currentApp = app;
+  app.guarded = guarded;
   app.view = new AvatarView(scene.slRoot, engine.skeleton);
   app.playback = new Playback(engine, app.view, (t, d) => showTime(t, d));
   app.overlays = new Overlays(scene, app, $('overlay-labels'));
@@ -236,6 +282,7 @@ function loop(app) {
   const frame = (now) => {
     const dt = (now - last) / 1000;
     last = now;
+    if (app.reloading) { requestAnimationFrame(frame); return; }
     try {
       const t0 = performance.now();
       app.playback.tick(dt);
@@ -250,7 +297,8 @@ function loop(app) {
       label.textContent = `${app.playback.avatars.length} avatar(s): ${avg.toFixed(1)} ms/frame`
         + ` (step + draw calls), ${avgDt > 0 ? (1 / avgDt).toFixed(0) : '–'} fps`;
     } catch (e) {
-      setStatus(`frame: ${e?.message ?? e}`, true);
+      if (isEngineCrash(e)) reloadEngine(app, e);
+      else setStatus(`frame: ${e?.message ?? e}`, true);
     }
     requestAnimationFrame(frame);
   };

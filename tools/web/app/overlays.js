@@ -6,6 +6,8 @@
 const MAX_LABELS = 160;
 const COLOURS = ['#4db3ff', '#ff8c33', '#73e666', '#f266bf', '#b38cff', '#ffe64d', '#4df2e6', '#f25959'];
 const colourIndex = new Map();
+// Constraint states whose points mean something (slanim_avatar_constraint_targets).
+const TARGET_STATES = new Set(['applied', 'zero_weight', 'no_position']);
 
 /** One colour per motion name, in the order they first own a joint. */
 function colourOf(motion) {
@@ -61,6 +63,7 @@ export class Overlays {
     if (targets) {
       const [ox, oy] = view.offsets[0];
       for (const t of targets) {
+        if (!TARGET_STATES.has(t.state ?? 'applied')) continue;  // no point this step (out of window, masked)
         n = this.#place(n, t.position[0] + ox, t.position[1] + oy, t.position[2], `◎ ${t.label}`, '#ffd866');
       }
     }

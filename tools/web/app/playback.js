@@ -39,9 +39,25 @@ export class Playback {
     this.setCrowd(n);
   }
 
-  /** Plays these entries ({ id, anim }) from the current time (replayed from 0). */
+  /**
+   * After the engine was reloaded (a crash of the module, app/main.js): a new world of `engine`
+   * drawn by `view`, with the same motions, crowd size and time. The old world is dropped
+   * without calling into the crashed module.
+   */
+  replaceEngine(engine, view) {
+    const n = this.avatars.length;
+    this.engine = engine;
+    this.world = engine.createWorld();
+    this.view = view;
+    this.avatars = [];
+    this.#addAvatar();
+    this.duration = this.world.setMotions(this.motions);
+    this.setCrowd(n);
+  }
+
+  /** Plays these entries ({ id, name, anim }) from the current time (replayed from 0). */
   setMotions(entries) {
-    this.motions = entries.map((e) => ({ id: e.id, anim: e.anim }));
+    this.motions = entries.map((e) => ({ id: e.id, name: e.name, anim: e.anim }));
     this.duration = this.world.setMotions(this.motions);
     this.seek(Math.min(this.time, this.duration));
   }

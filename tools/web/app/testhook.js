@@ -48,9 +48,10 @@ export function installTestHook(app) {
         q: Array.from(tr.subarray(j * 7 + 3, j * 7 + 7)),
       }));
     },
-    /** Plays only the files named `name` (the others' "plays" boxes cleared, as a person would). */
+    /** Plays only the files named `name` or in the array `name` (the others' "plays" boxes cleared, as a person would). */
     playOnly: (name) => {
-      for (const e of app.list.entries) e.enabled = e.name === name;
+      const names = Array.isArray(name) ? name : [name];  // several: started in the list's order
+      for (const e of app.list.entries) e.enabled = names.includes(e.name);
       app.list.render();
       app.list.onChange();
     },
@@ -61,6 +62,29 @@ export function installTestHook(app) {
     frameMs: () => app.frameMs,
     canvasStats: () => canvasStats(app.scene),
     status: () => document.getElementById('status').textContent,
+    /**
+     * Crashes the module as a failed allocation or a wild pointer would: a C call that reads
+     * outside the wasm memory traps (a WebAssembly.RuntimeError), through the path a UI action
+     * takes. Resolves when the page has reloaded the engine; returns the number of reloads.
+     */
+    crashEngine: async () => {
+      await app.guarded('test', () => app.engine.api.M._slanim_world_step(0x7ffffff0, 0))();
+      while (app.reloading) await new Promise((r) => setTimeout(r, 20));
+      return app.reloads;
+    },
+    /** The overlays' data for the main avatar after the last step (what the labels show). */
+    owners: () => pb.world.owners(pb.avatars[0]),
+    constraintTargets: () => pb.world.constraintTargets(pb.avatars[0]),
+    /** Ticks or clears the overlay boxes as a person would; returns the labels then shown. */
+    overlayLabels: (owners, targets) => {
+      for (const [id, on] of [['show-owners', owners], ['show-targets', targets]]) {
+        const box = document.getElementById(id);
+        if (box.disabled) throw new Error(`${id} is disabled: ${box.parentElement.title}`);
+        if (box.checked !== on) box.click();
+      }
+      app.overlays.update();
+      return Array.from(document.querySelectorAll('#overlay-labels div')).filter((d) => !d.hidden).map((d) => d.textContent);
+    },
     /** The character mesh drawn: { meshes, vertices, triangles } (zeros: the generated body). */
     character: () => {
       const parts = app.mesh?.parts ?? [];

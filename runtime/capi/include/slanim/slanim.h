@@ -633,6 +633,61 @@ SLANIM_API slanim_status slanim_avatar_joint_transforms(const slanim_world* worl
 SLANIM_API slanim_status slanim_avatar_joint_matrices(const slanim_world* world, slanim_avatar avatar,
                                                       float* matrices, size_t capacity, size_t* needed);
 
+/** One joint's owner after the last step (slanim_avatar_joint_owners). */
+typedef struct slanim_joint_owner {
+    int32_t joint;          /**< joint index in the avatar's skeleton */
+    int32_t priority;       /**< the owning track's priority: its joint priority, or the motion's base priority */
+    uint8_t motion_id[16];  /**< the owning motion (the id it was started with) */
+} slanim_joint_owner;
+
+/**
+ * Which playing motion owns each joint after the last step: the owner overlay of `slanim view`
+ * (slanim::compute_joint_owners): among the motions evaluated in that step with a pose weight
+ * > 0, the one whose track on the joint (rotation or position keys) has the highest priority;
+ * ties go to the larger pose weight, then to the newest motion. One entry per owned joint, in
+ * joint-index order (joints no motion animates are left out). `capacity`/`needed` count
+ * entries. Errors: NULL_ARGUMENT, INVALID_HANDLE, BUFFER_TOO_SMALL.
+ */
+SLANIM_API slanim_status slanim_avatar_joint_owners(const slanim_world* world, slanim_avatar avatar,
+                                                    slanim_joint_owner* owners, size_t capacity, size_t* needed);
+
+/** What a constraint did in the last step (slanim_constraint_target::state). */
+typedef enum slanim_constraint_state {
+    SLANIM_CONSTRAINT_APPLIED = 0,       /**< solved (see reachable) */
+    SLANIM_CONSTRAINT_BEFORE_WINDOW = 1, /**< the motion's time is before its ease-in start */
+    SLANIM_CONSTRAINT_AFTER_WINDOW = 2,  /**< after its ease-out stop (deactivated) */
+    SLANIM_CONSTRAINT_MASKED = 3,        /**< a motion updated before it claims a chain joint at >= its priority */
+    SLANIM_CONSTRAINT_ZERO_WEIGHT = 4,   /**< in its window with weight 0: pose untouched */
+    SLANIM_CONSTRAINT_NO_POSITION = 5    /**< chain length 0 and its joint has no position curve */
+} slanim_constraint_state;
+
+/** One constraint of a playing motion in the last step (slanim_avatar_constraint_targets). */
+typedef struct slanim_constraint_target {
+    uint8_t motion_id[16]; /**< the motion the constraint belongs to */
+    int32_t index;         /**< the constraint's position in the motion's file */
+    int32_t source_joint;  /**< joint index of the source collision volume, -1 when unknown */
+    int32_t target_joint;  /**< joint index of the target volume; -1 for GROUND */
+    int32_t ground;        /**< 1: the target is the ground */
+    int32_t plane;         /**< 1: a PLANE constraint, 0: a POINT constraint */
+    int32_t state;         /**< slanim_constraint_state */
+    int32_t reachable;     /**< the solver's verdict (APPLIED) */
+    float weight;          /**< the final weight: reachability x the ease ramps */
+    float source[3];       /**< the source point before solving; avatar-root frame, metres */
+    float target[3];       /**< the target point; avatar-root frame, metres */
+    float goal[3];         /**< lerp(source, target, weight) */
+} slanim_constraint_target;
+
+/**
+ * The constraints of the motions evaluated in the last step (the IK feature's reports, as
+ * `slanim view`'s constraint overlay shows them), oldest motion first (the order the
+ * constraints were applied in), each motion's in file order. The points are meaningful for
+ * the APPLIED, ZERO_WEIGHT and NO_POSITION states. `capacity`/`needed` count entries.
+ * Errors: NULL_ARGUMENT, INVALID_HANDLE, BUFFER_TOO_SMALL.
+ */
+SLANIM_API slanim_status slanim_avatar_constraint_targets(const slanim_world* world, slanim_avatar avatar,
+                                                          slanim_constraint_target* targets, size_t capacity,
+                                                          size_t* needed);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Appearance: visual params, wearables, skinned base meshes                                  */
 /* ------------------------------------------------------------------------------------------ */

@@ -66,16 +66,8 @@ inline constexpr Rgba kInactive{0.60f, 0.60f, 0.60f, 1.f};    ///< masked / outs
 Rgba owner_colour(int i);
 }  // namespace palette
 
-/// Which evaluated motion owns each joint this frame.
-///
-/// Rule: among the controller's active instances that were evaluated this frame
-/// (MotionInstance::evaluate) with a pose weight > 0, the owner of joint j is the one whose
-/// clip has a track on j (rotation or position keys) with the highest track priority
-/// (ClipTrack::priority: the joint priority, or the base priority when it is −1). Ties go to
-/// the larger pose weight, then to the newest instance. This is the motion whose joint state
-/// the pose blender gives the most say (`LLJointStateBlender::blendJointStates` applies
-/// states from the highest priority down, and lower priorities only fill what is left).
-/// Joints no evaluated motion animates have no owner (they keep their previous transform).
+/// Which evaluated motion owns each joint this frame: slanim::compute_joint_owners
+/// (slanim/runtime/joint_owners.hpp, its rule), with a colour per owner for the overlay.
 struct OwnerMap {
     struct Owner {
         std::string name;    ///< the clip's name (file stem for the commands)
