@@ -19,6 +19,7 @@
 #include "slanim/core/skinning.hpp"
 #include "slanim/formats/io.hpp"
 #include "slanim/gltf/import.hpp"
+#include "slanim/gltf/slerp_keys.hpp"
 #include "slanim/runtime/appearance.hpp"
 #include "slanim/runtime/appearance_feature.hpp"
 #include "slanim/runtime/world.hpp"
@@ -427,14 +428,26 @@ private:
         return true;
     }
 
+    /// Keys inside the interval a → b where the viewer slerps (a negative dot), sampling that
+    /// slerp (gltf::viewer_slerp_keys) so that glTF LINEAR players follow the viewer's curve.
+    void add_slerp_keys(const RotKey& a, const RotKey& b) {
+        for (const RotKey& k : gltf::viewer_slerp_keys(a, b)) {
+            const Quat r = sl_to_gltf(k.value);
+            times_.push_back(k.time);
+            values_.insert(values_.end(), {r.x, r.y, r.z, r.w});
+        }
+    }
+
     /// The rotation and translation channels of one motion joint on glTF joint `g`.
     Result<bool> add_joint_channels(const MotionJoint& mj, int g) {
         if (!mj.rot_keys.empty()) {
             times_.clear();
             values_.clear();
-            for (const RotKey& k : mj.rot_keys) {
+            for (std::size_t i = 0; i < mj.rot_keys.size(); ++i) {
+                const RotKey& k = mj.rot_keys[i];
                 const auto q = unit(k.value);
                 if (!q) return Error{fmt::format("glTF: joint {}: rotation key at {} s is not a finite non-zero quaternion", mj.name, k.time)};
+                if (i > 0) add_slerp_keys(mj.rot_keys[i - 1], k);
                 const Quat r = sl_to_gltf(*q);
                 times_.push_back(k.time);
                 values_.insert(values_.end(), {r.x, r.y, r.z, r.w});

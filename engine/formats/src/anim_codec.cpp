@@ -11,6 +11,7 @@
 #include "slanim/core/skeleton.hpp"
 #include "slanim/formats/io.hpp"
 #include "slanim/formats/anim_codec.hpp"
+#include "slanim/formats/anim_codec_nearest.hpp"
 
 namespace slanim {
 
@@ -217,6 +218,41 @@ Result<bool> check_encodable(const Motion& m) {
 Result<RawMotion> encode_motion_checked(const Motion& m) {
     if (auto r = check_encodable(m); !r) return r.error();
     return encode_motion(m);
+}
+
+namespace {
+
+/// The code whose decoded value lies nearest `v` (rounding where F32_to_U16 floors); a NaN or a
+/// zero-width range gives 0.
+std::uint16_t nearest_code(float v, float lo, float hi) {
+    if (std::isnan(v) || !(hi > lo)) return 0;
+    const double x = (double{std::clamp(v, lo, hi)} - lo) / (double{hi} - lo) * 65535.0;
+    return static_cast<std::uint16_t>(std::clamp(std::round(x), 0.0, 65535.0));
+}
+
+}  // namespace
+
+Result<RawMotion> encode_motion_nearest_checked(const Motion& m) {
+    auto r = encode_motion_checked(m);
+    if (!r) return r;
+    const float d = m.duration;
+    for (std::size_t j = 0; j < m.joints.size(); ++j) {
+        const MotionJoint& mj = m.joints[j];
+        RawJoint& rj = r->joints[j];
+        for (std::size_t k = 0; k < mj.rot_keys.size(); ++k) {
+            const Vec3 v = pack_to_vector3(mj.rot_keys[k].value);
+            rj.rot_keys[k] = {nearest_code(mj.rot_keys[k].time, 0.f, d), nearest_code(v.x, kRotMin, kRotMax),
+                              nearest_code(v.y, kRotMin, kRotMax), nearest_code(v.z, kRotMin, kRotMax)};
+        }
+        for (std::size_t k = 0; k < mj.pos_keys.size(); ++k) {
+            const Vec3 v = mj.pos_keys[k].value;
+            rj.pos_keys[k] = {nearest_code(mj.pos_keys[k].time, 0.f, d),
+                              nearest_code(v.x, -kMaxPelvisOffset, kMaxPelvisOffset),
+                              nearest_code(v.y, -kMaxPelvisOffset, kMaxPelvisOffset),
+                              nearest_code(v.z, -kMaxPelvisOffset, kMaxPelvisOffset)};
+        }
+    }
+    return r;
 }
 
 RawMotion upgrade_legacy(const RawMotion& raw) {

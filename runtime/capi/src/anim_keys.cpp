@@ -10,6 +10,7 @@
 
 #include "capi_internal.hpp"
 #include "slanim/formats/anim_codec.hpp"
+#include "slanim/formats/anim_codec_nearest.hpp"
 
 using namespace slanim;
 using namespace slanim::capi;
@@ -86,6 +87,40 @@ MotionJoint joint_from(const slanim_anim_joint& in, const Skeleton& sk, float du
     return j;
 }
 
+/// slanim_anim_encode's body: `nearest` picks encode_motion_nearest_checked (editors) over the
+/// viewer's floor encoding.
+void encode(const slanim_anim_header* header, const slanim_anim_joint* joints, size_t num_joints,
+            const slanim_skeleton* skeleton, uint8_t* anim, size_t capacity, size_t* needed, bool nearest) {
+    need(header, "header");
+    need(needed, "needed");
+    if (num_joints > 0 && !joints) fail(SLANIM_ERROR_NULL_ARGUMENT, "joints is null");
+    check_header(*header);
+    const Skeleton& sk = skeleton ? *get(skeleton).skeleton : *Skeleton::default_skeleton();
+    Motion m;
+    m.base_priority = header->priority;
+    m.duration = header->duration;
+    m.loop = header->loop != 0;
+    m.loop_in = header->loop_in;
+    m.loop_out = header->loop_out;
+    m.ease_in = header->ease_in;
+    m.ease_out = header->ease_out;
+    m.hand_pose = static_cast<std::uint32_t>(header->hand_pose);
+    m.emote_name = header->emote ? header->emote : "";
+    std::set<int> seen;
+    for (std::size_t i = 0; i < num_joints; ++i) {
+        MotionJoint j = joint_from(joints[i], sk, header->duration);
+        if (!seen.insert(j.joint).second)
+            fail(SLANIM_ERROR_INVALID_DATA, fmt::format("joint '{}' is given twice", j.name));
+        m.joints.push_back(std::move(j));
+    }
+    // The checks above name the joint; the codec's is the last guard.
+    auto raw = nearest ? encode_motion_nearest_checked(m) : encode_motion_checked(m);
+    if (!raw) fail(SLANIM_ERROR_OUT_OF_RANGE, raw.error().message);
+    const std::vector<std::uint8_t> bytes = write_anim(*raw);
+    check_capacity(anim, capacity, bytes.size(), needed, "anim");
+    std::copy(bytes.begin(), bytes.end(), anim);
+}
+
 }  // namespace
 
 extern "C" {
@@ -138,35 +173,13 @@ slanim_status slanim_motion_emote(const slanim_motion* motion, char* name, size_
 slanim_status slanim_anim_encode(const slanim_anim_header* header, const slanim_anim_joint* joints,
                                  size_t num_joints, const slanim_skeleton* skeleton, uint8_t* anim,
                                  size_t capacity, size_t* needed) {
-    return guard(__func__, [&] {
-        need(header, "header");
-        need(needed, "needed");
-        if (num_joints > 0 && !joints) fail(SLANIM_ERROR_NULL_ARGUMENT, "joints is null");
-        check_header(*header);
-        const Skeleton& sk = skeleton ? *get(skeleton).skeleton : *Skeleton::default_skeleton();
-        Motion m;
-        m.base_priority = header->priority;
-        m.duration = header->duration;
-        m.loop = header->loop != 0;
-        m.loop_in = header->loop_in;
-        m.loop_out = header->loop_out;
-        m.ease_in = header->ease_in;
-        m.ease_out = header->ease_out;
-        m.hand_pose = static_cast<std::uint32_t>(header->hand_pose);
-        m.emote_name = header->emote ? header->emote : "";
-        std::set<int> seen;
-        for (std::size_t i = 0; i < num_joints; ++i) {
-            MotionJoint j = joint_from(joints[i], sk, header->duration);
-            if (!seen.insert(j.joint).second)
-                fail(SLANIM_ERROR_INVALID_DATA, fmt::format("joint '{}' is given twice", j.name));
-            m.joints.push_back(std::move(j));
-        }
-        auto raw = encode_motion_checked(m);  // the checks above name the joint; this is the last guard
-        if (!raw) fail(SLANIM_ERROR_OUT_OF_RANGE, raw.error().message);
-        const std::vector<std::uint8_t> bytes = write_anim(*raw);
-        check_capacity(anim, capacity, bytes.size(), needed, "anim");
-        std::copy(bytes.begin(), bytes.end(), anim);
-    });
+    return guard(__func__, [&] { encode(header, joints, num_joints, skeleton, anim, capacity, needed, false); });
+}
+
+slanim_status slanim_anim_encode_nearest(const slanim_anim_header* header, const slanim_anim_joint* joints,
+                                         size_t num_joints, const slanim_skeleton* skeleton, uint8_t* anim,
+                                         size_t capacity, size_t* needed) {
+    return guard(__func__, [&] { encode(header, joints, num_joints, skeleton, anim, capacity, needed, true); });
 }
 
 }  // extern "C"

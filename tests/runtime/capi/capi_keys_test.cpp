@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The C API's .anim keys (slanim_motion_joint*, slanim_motion_emote, slanim_anim_encode) and
+// The C API's .anim keys (slanim_motion_joint*, slanim_motion_emote, slanim_anim_encode[_nearest]) and
 // skeleton rest data (slanim_skeleton_rest_pose, slanim_skeleton_joint_end) against the C++
 // modules they wrap: the same values bit for bit, the same bytes, and each error.
 #include <gtest/gtest.h>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "capi_test_util.hpp"
+#include "slanim/core/quantize.hpp"
 
 namespace slanim {
 namespace {
@@ -81,6 +82,62 @@ TEST(CApiAnimKeys, KeysAreTheDecodedMotionsAndEncodeWritesTheViewersBytes) {
     char emote[64];
     ASSERT_EQ(slanim_motion_emote(m.m, emote, sizeof emote, &needed), SLANIM_OK);
     EXPECT_EQ(std::string(emote), cpp.emote_name);
+}
+
+TEST(CApiAnimKeys, EncodeNearestGivesUnchangedKeysTheirOwnCodes) {
+    SKIP_WITHOUT(kDance);
+    const std::vector<std::uint8_t> bytes = read_or_skip(kDance);
+    MotionPtr m;
+    ASSERT_EQ(slanim_motion_load(bytes.data(), bytes.size(), nullptr, &m.m), SLANIM_OK);
+    const Motion cpp = decode_motion(parse_anim(bytes).motion, *Skeleton::default_skeleton());
+    const std::vector<CJoint> joints = read_joints(m.m);
+    std::vector<slanim_anim_joint> cj;
+    for (const CJoint& j : joints)
+        cj.push_back({j.name.c_str(), j.info.priority, j.rot.data(), j.rot.size() / 5, j.pos.data(), j.pos.size() / 4});
+    slanim_anim_header h{cpp.base_priority, cpp.duration, cpp.loop ? 1 : 0, cpp.loop_in, cpp.loop_out,
+                         cpp.ease_in, cpp.ease_out, static_cast<int32_t>(cpp.hand_pose), cpp.emote_name.c_str()};
+    std::vector<std::uint8_t> out(bytes.size() * 2 + 1024);
+    std::size_t needed = 0;
+    ASSERT_EQ(slanim_anim_encode_nearest(&h, cj.data(), cj.size(), nullptr, out.data(), out.size(), &needed),
+              SLANIM_OK);
+    out.resize(needed);
+    const RawMotion a = parse_anim(bytes).motion, b = parse_anim(out).motion;
+    ASSERT_EQ(a.joints.size(), b.joints.size());
+    // Every code comes back, but for the two codes that both decode to 0 (the zero snap).
+    const auto same = [](std::uint16_t x, std::uint16_t y, float lo, float hi) {
+        return x == y || (u16_to_f32(x, lo, hi) == 0.f && u16_to_f32(y, lo, hi) == 0.f);
+    };
+    int rot_keys = 0;
+    for (std::size_t i = 0; i < a.joints.size(); ++i) {
+        const RawJoint &x = a.joints[i], &y = b.joints[i];
+        ASSERT_EQ(x.name, y.name);
+        ASSERT_EQ(x.rot_keys.size(), y.rot_keys.size());
+        ASSERT_EQ(x.pos_keys.size(), y.pos_keys.size());
+        for (std::size_t k = 0; k < x.rot_keys.size(); ++k, ++rot_keys) {
+            const RawKey &p = x.rot_keys[k], &q = y.rot_keys[k];
+            EXPECT_TRUE(p.time == q.time && same(p.x, q.x, kRotMin, kRotMax) && same(p.y, q.y, kRotMin, kRotMax) &&
+                        same(p.z, q.z, kRotMin, kRotMax)) << x.name << " rotation key " << k;
+        }
+        for (std::size_t k = 0; k < x.pos_keys.size(); ++k) {
+            const RawKey &p = x.pos_keys[k], &q = y.pos_keys[k];
+            const float r = kMaxPelvisOffset;
+            EXPECT_TRUE(p.time == q.time && same(p.x, q.x, -r, r) && same(p.y, q.y, -r, r) && same(p.z, q.z, -r, r))
+                << x.name << " position key " << k;
+        }
+    }
+    EXPECT_GT(rot_keys, 100);
+    // The viewer's floor encoding of the same keys does not give every code back (why the
+    // nearest variant exists); its errors are the same.
+    const RawMotion floor = encode_motion(decode_motion(a, *Skeleton::default_skeleton()));
+    int moved = 0;
+    for (std::size_t i = 0; i < a.joints.size() && i < floor.joints.size(); ++i)
+        for (std::size_t k = 0; k < a.joints[i].rot_keys.size() && k < floor.joints[i].rot_keys.size(); ++k)
+            moved += a.joints[i].rot_keys[k].x != floor.joints[i].rot_keys[k].x;
+    EXPECT_GT(moved, 0);
+    const float far[] = {0.f, 0.f, 0.f, 6.f};
+    const slanim_anim_joint pelvis{"mPelvis", -1, nullptr, 0, far, 1};
+    EXPECT_EQ(slanim_anim_encode_nearest(&h, &pelvis, 1, nullptr, out.data(), out.size(), &needed),
+              SLANIM_ERROR_OUT_OF_RANGE);
 }
 
 TEST(CApiAnimKeys, EncodeRefusesWhatItWouldHaveToChange) {

@@ -109,25 +109,6 @@ def key_times(path):
     return sorted({t[0] for a in doc.get("animations", []) for s in a["samplers"] for t in floats(s["input"], 1)})
 
 
-def slerp_intervals(path):
-    """(start, end) key-time intervals of a .glb slanim wrote where consecutive rotation keys of a
-    joint have a negative dot product: there the viewer slerps (ll_nlerp), where glTF players and
-    Blender interpolate as in every other interval (Blender: component lerp, normalised)."""
-    doc, floats = _glb(path)
-    out = []
-    for anim in doc.get("animations", []):
-        for ch in anim["channels"]:
-            if ch["target"]["path"] != "rotation":
-                continue
-            sampler = anim["samplers"][ch["sampler"]]
-            times = [t[0] for t in floats(sampler["input"], 1)]
-            keys = floats(sampler["output"], 4)
-            for i in range(1, len(keys)):
-                if sum(a * b for a, b in zip(keys[i - 1], keys[i])) < 0:
-                    out.append((times[i - 1], times[i]))
-    return out
-
-
 def blender_to_sl(v):
     return (-v[1], v[0], v[2])
 

@@ -9,10 +9,11 @@ like `slanim play X.anim`: every bone head, at every full-weight frame `play` wr
 Four variants per .anim: the embedded skeleton; `--character SHARED/sl-character`; the same with
 `--wearable` (a shared shape); both commands get the same options. `--every N` takes every N-th
 file of the sorted list (the whole set by default). Blender's importer puts a key at time t on
-frame t × scene fps and interpolates quaternion channels linearly (then normalises: SL's nlerp).
-Not compared (counted): frames inside a key interval where the viewer slerps (consecutive keys
-with a negative dot: ll_nlerp) and frames within 0.01 frame of a key but not on it (Blender's
-f-curve evaluation returns the key's value there: its binary-search threshold).
+frame t × scene fps and interpolates quaternion channels linearly on the shortest path (then
+normalises: SL's nlerp). Where the viewer slerps instead (consecutive keys with a negative dot:
+ll_nlerp) the exporter writes extra keys sampling that slerp, so those frames are compared too.
+Not compared (counted): frames within 0.01 frame of a key but not on it (Blender's f-curve
+evaluation returns the key's value there: its binary-search threshold).
 """
 import glob
 import os
@@ -72,15 +73,11 @@ def compare(anim, variant, opts, work, cli, fps):
     if extras.get("loop"):
         hi = float(extras.get("loop_out", duration)) - 1e-4
     keep = [k for k in sorted(frames) if lo - 1e-6 <= times[k] <= hi + 1e-6]
-    # Inside a key interval where the viewer slerps (consecutive keys with a negative dot) Blender
-    # interpolates otherwise: those frames are counted, not compared (docs/creator-formats.md).
     # Blender's f-curve evaluation returns a key's own value within 0.01 frame of it (its binary
-    # search threshold): a time that close to a key, but not on it, is not compared either.
-    slerped = bs.slerp_intervals(glb)
+    # search threshold): a time that close to a key, but not on it, is counted, not compared.
     snap = 0.01 / BLENDER_FPS
     keys = bs.key_times(glb)
-    inside = [k for k in keep if any(a + 1e-6 < times[k] < b - 1e-6 for a, b in slerped)
-              or any(1e-6 < abs(times[k] - t) < snap for t in keys)]
+    inside = [k for k in keep if any(1e-6 < abs(times[k] - t) < snap for t in keys)]
     keep = [k for k in keep if k not in inside]
     heads = blender_heads(glb, [times[k] for k in keep])
     worst, where = 0.0, ""
@@ -119,8 +116,8 @@ def main():
         for name, opts in variants.items():
             t0 = time.time()
             try:
-                worst, where, n, matched, slerped = compare(anim, name, opts, work, cli, fps)
-                skipped_frames += slerped
+                worst, where, n, matched, snapped = compare(anim, name, opts, work, cli, fps)
+                skipped_frames += snapped
                 compared_frames += n
                 seconds[name] += time.time() - t0
             except RuntimeError as e:
@@ -138,7 +135,7 @@ def main():
         print("  " + f)
     bs.finish(not failures and compared > 0,
               f"{compared} file×variant comparisons of {len(anims)} .anim files ({compared_frames} frames compared, {skipped_frames} "
-              f"inside the viewer's slerp intervals or Blender's key snap not), worst "
+              f"within Blender's key snap not), worst "
               f"{worst_all * 1000:.5f} mm (tolerance {TOLERANCE * 1000} mm), "
               f"{time.time() - start:.1f} s (" + ", ".join(f"{k} {v:.1f} s" for k, v in seconds.items()) + ")")
 

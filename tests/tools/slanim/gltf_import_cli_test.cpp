@@ -26,6 +26,7 @@
 #include "slanim/formats/anim_codec.hpp"
 #include "slanim/formats/io.hpp"
 #include "slanim/gltf/import.hpp"
+#include "slanim/gltf/slerp_keys.hpp"
 
 namespace fs = std::filesystem;
 using namespace slanim;
@@ -823,4 +824,53 @@ TEST(GltfImport, BadInputNamesTheFileAndThePath) {
     }
     for (const auto& e : fs::directory_iterator(t.path))
         if (e.path().extension() == ".anim") ADD_FAILURE() << "left behind: " << e.path();
+}
+
+// Where the viewer slerps (keys with a negative dot), the export's extra keys follow its curve
+// closely enough for a player that lerps components on the shortest path (Blender), and the
+// import of a slanim file removes exactly them.
+TEST(GltfImport, SlerpIntervalKeysFollowTheViewerAndAreDroppedOnImport) {
+    const float deg = 3.14159265f / 180.f;
+    // 100° about Z, then −170°: as loaded (w ≥ 0) their dot is cos 135° < 0, a 90° turn.
+    const RotKey a{0.f, Quat{0.f, 0.f, std::sin(50.f * deg), std::cos(50.f * deg)}};
+    const RotKey b{1.f, Quat{0.f, 0.f, -std::sin(85.f * deg), std::cos(85.f * deg)}};
+    const std::vector<RotKey> in = gltf::viewer_slerp_keys(a, b);
+    ASSERT_EQ(in.size(), 13u);  // ⌈45° in radians / 0.06⌉ − 1
+    std::vector<RotKey> keys{a};
+    keys.insert(keys.end(), in.begin(), in.end());
+    keys.push_back(b);
+    const auto blender = [](Quat p, Quat q, float u) {  // shortest path, normalised lerp
+        if (dot(p, q) < 0.f) q = Quat{-q.x, -q.y, -q.z, -q.w};
+        return ll_lerp(u, p, q);
+    };
+    const auto rotation_between = [](Quat p, Quat q) {  // radians, in double (acos of a float dot is too coarse)
+        const double np = std::sqrt(double{dot(p, p)}), nq = std::sqrt(double{dot(q, q)}), s = dot(p, q) < 0.f ? -1.0 : 1.0;
+        const double d[4] = {p.x / np - s * q.x / nq, p.y / np - s * q.y / nq, p.z / np - s * q.z / nq, p.w / np - s * q.w / nq};
+        const double e[4] = {p.x / np + s * q.x / nq, p.y / np + s * q.y / nq, p.z / np + s * q.z / nq, p.w / np + s * q.w / nq};
+        return 4.0 * std::atan2(std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + d[3] * d[3]),
+                            std::sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + e[3] * e[3]));
+    };
+    double worst = 0.0;
+    for (float t = 0.f; t <= 1.f; t += 1.f / 997.f) {
+        const auto r = std::upper_bound(keys.begin(), keys.end(), t, [](float x, const RotKey& k) { return x < k.time; });
+        if (r == keys.end()) break;
+        const RotKey& l = *(r - 1);
+        const Quat p = blender(l.value, r->value, (t - l.time) / (r->time - l.time));
+        const Quat v = ll_nlerp(t, a.value, b.value);
+        worst = std::max(worst, rotation_between(p, v));
+    }
+    EXPECT_LT(worst, 1e-5) << "radians";  // < 0.01 mm at 1 m from the joint
+    // Without them the same player is far off the viewer's curve mid-interval.
+    const Quat mid = blender(a.value, b.value, 0.25f), viewer = ll_nlerp(0.25f, a.value, b.value);
+    EXPECT_GT(rotation_between(mid, viewer), 0.01);
+    // The import removes them, and only them.
+    std::vector<RotKey> back = keys;
+    EXPECT_EQ(gltf::drop_viewer_slerp_keys(back), 13u);
+    ASSERT_EQ(back.size(), 2u);
+    EXPECT_EQ(back[1].time, 1.f);
+    back = keys;
+    back[7].value.x += 1e-3f;  // an edited key stays, and so does the rest of the run
+    EXPECT_LT(gltf::drop_viewer_slerp_keys(back), 13u);
+    const RotKey near{1.f, Quat{0.f, 0.f, std::sin(85.f * deg), std::cos(85.f * deg)}};  // dot > 0: lerped
+    EXPECT_TRUE(gltf::viewer_slerp_keys(a, near).empty());
 }

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """File › Export › SL Animation (.anim): the active action of an SL armature written by libslanim
-(`slanim.write_anim`: the viewer's quantization), then checked with the upload rules
+(`slanim.write_anim(nearest=True)`: the viewer's code ranges, each value rounded to its nearest
+code so an imported action exported unchanged gives the file's codes back), then checked with the upload rules
 (`slanim.validate(upload=True)`); the report is shown in Blender (operator reports and the text
 "slanim validation" in the Text Editor). A file with upload errors is not written unless
 "Write invalid files" is on.
@@ -196,7 +197,9 @@ class ExportSLAnimation(bpy.types.Operator, ExportHelper):
                                loop_in=self.loop_in, loop_out=loop_out,
                                ease_in=self.ease_in, ease_out=self.ease_out,
                                hand_pose=int(self.hand_pose), emote=self.emote, joints=joints)
-        return slanim.write_anim(keys)
+        # Each value's nearest code: unchanged imported keys get their file's codes back (the
+        # viewer's own serialize floors, moving such a key up to two codes; docs/creator-formats.md).
+        return slanim.write_anim(keys, nearest=True)
 
     def _validate_and_write(self, slanim, data, name):
         v = slanim.validate(data, upload=True)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // glTF 2.0 animation import (slanim/gltf/import.hpp; docs/creator-formats.md, "glTF 2.0 import").
 #include "slanim/gltf/import.hpp"
+#include "slanim/gltf/slerp_keys.hpp"
 
 #include <fmt/format.h>
 #include <tiny_gltf.h>
@@ -518,6 +519,8 @@ public:
             return Error{fmt::format("{}: animations[{}] \"{}\" animates no SL joint", path_, ai_, anim_.name)};
         const bool ours = written_by_slanim();
         if (ours) {  // the header first: an unchanged file imports to its source .anim
+            // The keys the export added inside the viewer's slerp intervals (slerp_keys.hpp).
+            for (MotionJoint& mj : motion.joints) drop_viewer_slerp_keys(mj.rot_keys);
             if (auto h = read_header(); !h) return h.error();
             if (original_anim()) return std::move(res_);
         }

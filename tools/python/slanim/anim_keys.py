@@ -39,6 +39,8 @@ _joint_keys = _proto("slanim_motion_joint_keys", _status, _vp, _i32, _fp, _size,
 _emote = _proto("slanim_motion_emote", _status, _vp, _c.c_char_p, _size, _sizep)
 _encode = _proto("slanim_anim_encode", _status, _c.POINTER(_AnimHeader), _c.POINTER(_AnimJoint), _size,
                  _vp, _u8p, _size, _sizep)
+_encode_nearest = _proto("slanim_anim_encode_nearest", _status, _c.POINTER(_AnimHeader), _c.POINTER(_AnimJoint),
+                         _size, _vp, _u8p, _size, _sizep)
 del _lib
 
 
@@ -90,8 +92,10 @@ def read_anim_keys(data: bytes, skeleton: Optional[Skeleton] = None) -> AnimKeys
                     joints=joints, num_constraints=info["num_constraints"])
 
 
-def write_anim(keys: AnimKeys, skeleton: Optional[Skeleton] = None) -> bytes:
-    """.anim bytes from keys with the viewer's quantization (LLKeyframeMotion::serialize).
+def write_anim(keys: AnimKeys, skeleton: Optional[Skeleton] = None, nearest: bool = False) -> bytes:
+    """.anim bytes from keys with the viewer's quantization (LLKeyframeMotion::serialize), or with
+    ``nearest=True`` each value's nearest code (slanim_anim_encode_nearest: keys read with
+    read_anim_keys and left unchanged get their file's codes back; for editors — the viewer floors).
     Raises SlanimError: OUT_OF_RANGE for a header value, a priority or a key outside its range
     (times in [0, duration] increasing per joint; positions within ±5 m — never clamped; the
     message names the joint and the time), INVALID_DATA for an unknown joint name, a joint
@@ -107,4 +111,5 @@ def write_anim(keys: AnimKeys, skeleton: Optional[Skeleton] = None) -> bytes:
         joints[i] = _AnimJoint(j.name.encode(), int(j.priority), rot.ctypes.data_as(_fp), len(rot),
                                pos.ctypes.data_as(_fp), len(pos))
     sk = skeleton._h if skeleton else None
-    return _read_bytes(lambda *a: _encode(_c.byref(header), joints, len(keys.joints), sk, *a), text=False)
+    encode = _encode_nearest if nearest else _encode
+    return _read_bytes(lambda *a: encode(_c.byref(header), joints, len(keys.joints), sk, *a), text=False)

@@ -450,6 +450,19 @@ typedef struct slanim_anim_joint {
 SLANIM_API slanim_status slanim_anim_encode(const slanim_anim_header* header, const slanim_anim_joint* joints,
                                             size_t num_joints, const slanim_skeleton* skeleton, uint8_t* anim,
                                             size_t capacity, size_t* needed);
+/**
+ * slanim_anim_encode for editors: the same arguments, checks and errors, but every key time,
+ * rotation component and position component takes the code whose decoded value is nearest, so
+ * keys read with slanim_motion_joint_keys and left unchanged re-encode to the file's own codes
+ * (the viewer's serialize floors, after a quantize16 pass that floors too: such a value can come
+ * back up to two codes lower, and repeated cycles drift). A deliberate deviation from the
+ * viewer's bytes, for an editor's import → export (the Blender add-on); `slanim convert` and
+ * uploads keep slanim_anim_encode. Any thread.
+ */
+SLANIM_API slanim_status slanim_anim_encode_nearest(const slanim_anim_header* header,
+                                                    const slanim_anim_joint* joints, size_t num_joints,
+                                                    const slanim_skeleton* skeleton, uint8_t* anim,
+                                                    size_t capacity, size_t* needed);
 
 /* ========================================================================================== */
 /* IK on a chain                                                                              */
