@@ -35,15 +35,17 @@ namespace slanim::blend_detail::SLANIM_BLEND_LANES_NS {
 // read (the partial chunk at an array's end: no store to a temporary, no memcpy).
 inline __m128 load4(const float* p, std::ptrdiff_t k) {
     if (k >= 4) return _mm_loadu_ps(p);
-    if (k == 3) return _mm_movelh_ps(_mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(p))), _mm_load_ss(p + 2));
-    if (k == 2) return _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(p)));
+    // Two floats through the unaligned 64-bit integer load (p is only 4-byte aligned).
+    const auto load2 = [](const float* q) { return _mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(q))); };
+    if (k == 3) return _mm_movelh_ps(load2(p), _mm_load_ss(p + 2));
+    if (k == 2) return load2(p);
     if (k == 1) return _mm_load_ss(p);
     return _mm_setzero_ps();
 }
 // The first k (clamped to [0, 4]) floats of v to p; only those k are written.
 inline void store4(float* p, std::ptrdiff_t k, __m128 v) {
     if (k >= 4) return _mm_storeu_ps(p, v);
-    if (k >= 2) _mm_storel_pi(reinterpret_cast<__m64*>(p), v);
+    if (k >= 2) _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_castps_si128(v));  // unaligned 64-bit store
     if (k == 3) _mm_store_ss(p + 2, _mm_movehl_ps(v, v));
     if (k == 1) _mm_store_ss(p, v);
 }
