@@ -171,9 +171,12 @@ void apply_edits(const std::vector<EditLine>& lines, Motion& m, const Skeleton& 
     }
 }
 
-/// Encodes like the viewer and checks that the viewer would load the result.
+/// Encodes like the viewer, refusing what it would clamp (encode_motion_checked, as `slanim
+/// edit` does), and checks that the viewer would load the result.
 std::vector<std::uint8_t> encode_checked(const Motion& m, const Skeleton& skel) {
-    std::vector<std::uint8_t> bytes = write_anim(encode_motion(m));
+    auto raw = encode_motion_checked(m);
+    if (!raw) fail(SLANIM_ERROR_INVALID_DATA, "the edited motion cannot be encoded: " + raw.error().message);
+    std::vector<std::uint8_t> bytes = write_anim(*raw);
     ParseOptions popt;
     popt.skeleton = &skel;
     const ParseResult pr = parse_anim(bytes, popt);
