@@ -16,6 +16,7 @@
 #include "slanim/core/skinning.hpp"
 #include "slanim/runtime/appearance.hpp"
 #include "slanim/formats/io.hpp"
+#include "slanim/gltf/accessor.hpp"
 
 namespace slanim::cli {
 
@@ -40,12 +41,6 @@ std::optional<long long> parse_index(std::string_view s) {
     if (s.empty() || s.front() == '-' || ec != std::errc{} || p != s.data() + s.size()) return std::nullopt;
     return v;
 }
-
-void append_bytes(std::vector<unsigned char>& buf, const void* data, std::size_t n) {
-    const auto* b = static_cast<const unsigned char*>(data);
-    buf.insert(buf.end(), b, b + n);
-}
-
 
 }  // namespace
 
@@ -178,14 +173,14 @@ Result<std::vector<std::uint8_t>> encode_gltf(std::span<const ExportMesh> meshes
                 lo = {std::min(lo.x, p.x), std::min(lo.y, p.y), std::min(lo.z, p.z)};
                 hi = {std::max(hi.x, p.x), std::max(hi.y, p.y), std::max(hi.z, p.z)};
             }
-            const int pos = add_gltf_accessor(m, em.positions.data(), n * sizeof(Vec3), n, TINYGLTF_TYPE_VEC3,
+            const int pos = gltf::add_accessor(m, em.positions.data(), n * sizeof(Vec3), n, TINYGLTF_TYPE_VEC3,
                                          TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TARGET_ARRAY_BUFFER);
             m.accessors[static_cast<std::size_t>(pos)].minValues = {lo.x, lo.y, lo.z};
             m.accessors[static_cast<std::size_t>(pos)].maxValues = {hi.x, hi.y, hi.z};
             prim.attributes["POSITION"] = pos;
             if (em.normals.size() == n)
                 prim.attributes["NORMAL"] =
-                    add_gltf_accessor(m, em.normals.data(), n * sizeof(Vec3), n, TINYGLTF_TYPE_VEC3,
+                    gltf::add_accessor(m, em.normals.data(), n * sizeof(Vec3), n, TINYGLTF_TYPE_VEC3,
                                  TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TARGET_ARRAY_BUFFER);
             if (em.texcoords.size() == n) {
                 uv.resize(2 * n);
@@ -194,7 +189,7 @@ Result<std::vector<std::uint8_t>> encode_gltf(std::span<const ExportMesh> meshes
                     uv[2 * i + 1] = 1.f - em.texcoords[i].y;
                 }
                 prim.attributes["TEXCOORD_0"] =
-                    add_gltf_accessor(m, uv.data(), uv.size() * sizeof(float), n, TINYGLTF_TYPE_VEC2,
+                    gltf::add_accessor(m, uv.data(), uv.size() * sizeof(float), n, TINYGLTF_TYPE_VEC2,
                                  TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TARGET_ARRAY_BUFFER);
             }
         }
@@ -207,7 +202,7 @@ Result<std::vector<std::uint8_t>> encode_gltf(std::span<const ExportMesh> meshes
                     indices.push_back(v);
                 }
             }
-            prim.indices = add_gltf_accessor(m, indices.data(), indices.size() * sizeof(std::uint32_t), indices.size(),
+            prim.indices = gltf::add_accessor(m, indices.data(), indices.size() * sizeof(std::uint32_t), indices.size(),
                                         TINYGLTF_TYPE_SCALAR, TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT,
                                         TINYGLTF_TARGET_ELEMENT_ARRAY_BUFFER);
         }
@@ -353,27 +348,6 @@ std::string expand_mesh_pattern(std::string_view pattern, long long frame, doubl
         out += pattern[i];
     }
     return out;
-}
-
-int add_gltf_accessor(tinygltf::Model& m, const void* data, std::size_t bytes, std::size_t count, int type,
-                      int component, int target) {
-    std::vector<unsigned char>& buf = m.buffers[0].data;
-    while (buf.size() % 4 != 0) buf.push_back(0);
-    tinygltf::BufferView view;
-    view.buffer = 0;
-    view.byteOffset = buf.size();
-    view.byteLength = bytes;
-    if (target != 0) view.target = target;
-    append_bytes(buf, data, bytes);
-    m.bufferViews.push_back(std::move(view));
-    tinygltf::Accessor acc;
-    acc.bufferView = static_cast<int>(m.bufferViews.size()) - 1;
-    acc.byteOffset = 0;
-    acc.componentType = component;
-    acc.count = count;
-    acc.type = type;
-    m.accessors.push_back(std::move(acc));
-    return static_cast<int>(m.accessors.size()) - 1;
 }
 
 }  // namespace slanim::cli

@@ -20,10 +20,6 @@
 #include "slanim/core/math.hpp"
 #include "slanim/core/result.hpp"
 
-namespace tinygltf {
-class Model;
-}  // namespace tinygltf
-
 namespace slanim {
 class Appearance;  // slanim/runtime/appearance.hpp
 }  // namespace slanim
@@ -81,13 +77,6 @@ std::string encode_obj(std::span<const ExportMesh> meshes, std::string_view comm
 /// (POSITION with min/max, NORMAL, TEXCOORD_0 with v flipped to glTF's top-left origin, and
 /// uint32 indices); every node a child of one root node "avatar" whose matrix maps the SL frame
 /// (X forward, Y left, Z up) to glTF's (+Z forward, +X left, Y up). `format` is Gltf (JSON
-/// Appends `bytes` of `data` to buffer 0 of `m` (padded to a multiple of 4 bytes first) as a
-/// tightly packed buffer view, and an accessor of `count` elements of glTF `type` and
-/// `component` type over it; `target` is the view's target (0: none, for animation data and
-/// inverse bind matrices). Returns the accessor's index. Precondition: m.buffers[0] exists.
-int add_gltf_accessor(tinygltf::Model& m, const void* data, std::size_t bytes, std::size_t count, int type,
-                      int component, int target);
-
 /// text, buffer as a data URI) or Glb. `comment` goes to asset.extras.comment.
 Result<std::vector<std::uint8_t>> encode_gltf(std::span<const ExportMesh> meshes, MeshFormat format,
                                               std::string_view comment);

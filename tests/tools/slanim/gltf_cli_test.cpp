@@ -119,7 +119,7 @@ TEST(GltfExport, AxisConversionIsARotationAndItsInverse) {
 
 TEST(GltfExport, JointMapStartsAtTheAvatarRootAndLeavesHudPointsOut) {
     auto skel = Skeleton::default_skeleton();
-    const cli::GltfJointMap map = cli::make_gltf_joint_map(*skel);
+    const gltf::JointMap map = gltf::make_joint_map(*skel);
     EXPECT_EQ(map.skeleton_of_joint[0], -1);
     EXPECT_EQ(map.joint(-1), 0);
     EXPECT_EQ(map.joint(skel->pelvis()), 1);
@@ -196,7 +196,7 @@ TEST(GltfCli, ReadsBackAsTheSkeletonSkinAndMotion) {
         auto loaded = cli::load(anim.string(), sk);
         ASSERT_TRUE(loaded) << loaded.error().message;
         const Motion& motion = loaded->motion;
-        const cli::GltfJointMap map = cli::make_gltf_joint_map(sk);
+        const gltf::JointMap map = gltf::make_joint_map(sk);
 
         const tinygltf::Model m = read_gltf(out);
         // Nodes: mRoot, then the joints by name, with the skeleton's hierarchy.
@@ -288,7 +288,7 @@ TEST(GltfCli, ReadsBackAsTheSkeletonSkinAndMotion) {
         const tinygltf::Value& x = a.extras;
         ASSERT_TRUE(x.IsObject());
         EXPECT_EQ(x.Get("format").Get<std::string>(), "slanim-anim");
-        EXPECT_EQ(x.Get("version").GetNumberAsInt(), cli::kGltfExtrasVersion);
+        EXPECT_EQ(x.Get("version").GetNumberAsInt(), gltf::kExtrasVersion);
         EXPECT_EQ(x.Get("priority").GetNumberAsInt(), motion.base_priority);
         EXPECT_EQ(x.Get("loop").Get<bool>(), motion.loop);
         EXPECT_NEAR(x.Get("loop_in").GetNumberAsDouble(), motion.loop_in, 1e-6);
