@@ -219,6 +219,15 @@ test('the crowd button: 100 avatars step and draw, frame time shown; back to one
   assert.equal(await page.evaluate(() => window.slanimTest.crowd()), 1);
 });
 
+test('the .glb download equals slanim convert DANCE1.anim -o x.glb', async () => {
+  await selectEntry('DANCE1.anim');
+  const { name, bytes } = await download('glb');
+  assert.equal(name, 'DANCE1.glb');
+  const want = path.join(OUT, 'DANCE1_cli.glb');
+  slanim('convert', DANCE, '-o', want);
+  assert.ok(bytes.equals(fs.readFileSync(want)), 'the page\'s .glb differs from slanim convert');
+});
+
 test('an edit + .anim download equals slanim edit byte for byte', async () => {
   await selectEntry('DANCE1.anim');
   await page.fill('#edit-form [name=priority]', '4');
@@ -240,6 +249,22 @@ test('an edit + .anim download equals slanim edit byte for byte', async () => {
     '--ease-out', '0.25', '--loop', '--loop-in', '10%', '--loop-out', '2.5', '--hand-pose', 'fist',
     '--emote', 'express_smile', '--mirror');
   assert.ok(bytes.equals(fs.readFileSync(want)), 'the page\'s edit differs from slanim edit');
+});
+
+test('after the edit, the .glb download equals slanim edit then slanim convert', async () => {
+  // The page's DANCE1.anim is the edited one (its card says so): the file `slanim edit` wrote in
+  // the edit test, here under the page's name (the .glb names its animation after the file).
+  await selectEntry('DANCE1.anim (edited)');
+  const { name, bytes } = await download('glb');
+  assert.equal(name, 'DANCE1.glb');
+  const dir = path.join(OUT, 'edited');
+  fs.mkdirSync(dir, { recursive: true });
+  const edited = path.join(dir, 'DANCE1.anim');
+  fs.copyFileSync(path.join(OUT, 'DANCE1_cli.anim'), edited);
+  const want = path.join(dir, 'DANCE1.glb');
+  slanim('convert', edited, '-o', want);
+  assert.ok(bytes.equals(fs.readFileSync(want)), 'the page\'s .glb of the edit differs from slanim edit + convert');
+  assert.ok(!bytes.equals(fs.readFileSync(path.join(OUT, 'DANCE1_cli.glb'))), 'the edit is in the .glb');
 });
 
 test('BVH → .anim download equals slanim convert, and its .bvh download too', async () => {

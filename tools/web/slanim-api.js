@@ -45,6 +45,10 @@
 //   slanim.bvjToAnim(text) → Uint8Array (as `slanim convert in.bvj out.anim`)
 //   slanim.gltfToAnim(bytes) → Uint8Array (as `slanim convert in.glb out.anim`; .gltf with embedded
 //       buffers too; slanim_gltf.h), importMotion(bytes, 'glb'|'gltf', name) the same
+//   slanim.animToGlb(bytes, name = 'motion.anim') → Uint8Array: the .glb `slanim convert NAME
+//       -o out.glb` writes for these .anim bytes in a file named NAME (the default skeleton, no
+//       mesh, the animation named after NAME's stem, the .anim kept in its extras so that
+//       gltfToAnim gives it back; slanim_anim_to_glb in slanim_gltf.h)
 //
 //   // A viewer character folder the user opens (never shipped): the files are written into the
 //   // module's in-memory file system and read by slanim_skeleton_load, as a C host reads a folder
@@ -280,6 +284,15 @@ class Slanim {
       const data = h.bytes(bytes);
       return this._read('slanim_gltf_to_anim', (p, cap, needed) =>
         this.M._slanim_gltf_to_anim(data, bytes.length, p, cap, needed), Uint8Array, 65536);
+    });
+  }
+
+  animToGlb(bytes, name = 'motion.anim') {
+    return this._with((h) => {
+      const data = h.bytes(bytes);
+      const file = h.string(name);
+      return this._read('slanim_anim_to_glb', (p, cap, needed) =>
+        this.M._slanim_anim_to_glb(data, bytes.length, file, p, cap, needed), Uint8Array, 1 << 17);
     });
   }
 

@@ -39,9 +39,13 @@ function stem(name) {
   return dot > 0 ? name.slice(0, dot) : name;
 }
 
-/** The selected entry in `format` (anim, bvh, glb) as bytes and a file name; throws with the cause. */
+/**
+ * The selected entry (its .anim, edits applied) in `format` (anim, bvh, glb) as bytes and a file
+ * name; the export is the command's on the downloaded .anim (`slanim convert STEM.anim -o
+ * STEM.glb`); throws with the cause.
+ */
 export function exportEntry(engine, entry, format) {
-  const bytes = engine.exportAnim(entry.anim, format);
+  const bytes = engine.exportAnim(entry.anim, format, `${stem(entry.name)}.anim`);
   return { name: `${stem(entry.name)}.${format}`, bytes };
 }
 

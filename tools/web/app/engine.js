@@ -100,14 +100,15 @@ class Engine {
     }
   }
 
-  /** .anim bytes as `format` (anim, bvh, glb) as `slanim convert` writes them; throws with the cause. */
-  exportAnim(anim, format) {
+  /**
+   * .anim bytes as `format` (anim, bvh, glb) as `slanim convert NAME -o OUT` writes them for a
+   * file named `name` (the .anim's name: the .glb's animation is named after its stem); throws
+   * with the cause.
+   */
+  exportAnim(anim, format, name) {
     if (format === 'anim') return anim;
     if (format === 'bvh') return new TextEncoder().encode(this.api.animToBvh(anim, 30));
-    if (format === 'glb') {
-      if (!this.api.animToGlb) throw lacking('.glb export');
-      return this.api.animToGlb(anim);
-    }
+    if (format === 'glb') return this.api.animToGlb(anim, name);
     throw new Error(`unknown format ${format}`);
   }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The axis change between SL and glTF, shared by the glTF exporter (tools/slanim) and importer
+// The axis change between SL and glTF, shared by the glTF exporter (export.hpp) and importer
 // (slanim::gltf).
 //
 // glTF is +Y up, +Z forward, +X left, metres. SL (X forward, Y left, Z up) maps to glTF
