@@ -2,6 +2,8 @@
 // LLHandMotion (spec §5), LLEmote (§6.4), the morph and skin phases.
 #include "slanim/runtime/appearance.hpp"
 
+#include <cstddef>
+
 #include <algorithm>
 #include <cmath>
 
@@ -398,6 +400,7 @@ void Appearance::prefetch(int step) const {
         prefetch_range(sm.joints.entries.data(), sm.joints.entries.size() * sizeof(SkinJointEntry));
         prefetch_range(sm.matrices.data(), sm.matrices.size() * sizeof(SkinMatrix));
         __builtin_prefetch(&meshes[static_cast<std::size_t>(sm.mesh)].revision, 0, 3);
+        if (sm.bind) prefetch_range(sm.bind, 128);  // the entry's stream pointers
     }
 }
 
