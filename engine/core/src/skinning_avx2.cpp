@@ -294,10 +294,13 @@ std::size_t skin_packed_avx2(const KernelArgs& a) {
 
 namespace {
 
-/// The SL permute path's tables: rows 0..11 the palette M as in transpose_palette8, rows 12..23
-/// D[i] = M[min(i + 1, last)] − M[i], the subtraction the gather path does per vertex.
+/// The SL permute path's tables: rows 0..11 the palette M as in transpose_palette8 with −0
+/// made +0 (x + 0, as the gather path does: then f·D + M = M exactly when f = 0, so rigid
+/// blocks may read M alone), rows 12..23 D[i] = M[min(i + 1, last)] − M[i], the subtraction the
+/// gather path does per vertex.
 void sl_palette_tables(const float* M, std::uint32_t n, float* T, std::size_t stride) {
     transpose_palette8(M, n, T, stride);
+    for (std::size_t i = 0; i < 12 * stride; ++i) T[i] += 0.f;
     for (std::size_t e = 0; e < 12; ++e) {
         const float* m = T + e * stride;
         float* d = T + (12 + e) * stride;
@@ -350,14 +353,20 @@ std::size_t skin_sl_avx2_impl(const KernelArgs& args) {
             const int i0 = _mm_cvtsi128_si32(_mm256_castsi256_si128(i));
             const __m256i same = _mm256_cmpeq_epi32(i, _mm256_set1_epi32(i0));
             if (_mm256_movemask_ps(_mm256_castsi256_ps(same)) == 0xFF) {
-                const __m256 f = _mm256_sub_ps(w, fl);
                 const float* t = T + i0;
                 __m256 E[3][4];
+                if (_mm256_movemask_ps(_mm256_cmp_ps(w, fl, _CMP_EQ_OQ)) == 0xFF) {
+                    // Rigid (f = 0 in every lane, ~3/4 of the SL blocks): f·D + M is M.
 #pragma GCC unroll 12
-                for (int e = 0; e < 12; ++e) {
-                    const __m256 m = _mm256_broadcast_ss(t + e * stride);
-                    const __m256 d = _mm256_broadcast_ss(t + (12 + e) * stride);
-                    E[e / 4][e % 4] = _mm256_fmadd_ps(f, d, m);
+                    for (int e = 0; e < 12; ++e) E[e / 4][e % 4] = _mm256_broadcast_ss(t + e * stride);
+                } else {
+                    const __m256 f = _mm256_sub_ps(w, fl);
+#pragma GCC unroll 12
+                    for (int e = 0; e < 12; ++e) {
+                        const __m256 m = _mm256_broadcast_ss(t + e * stride);
+                        const __m256 d = _mm256_broadcast_ss(t + (12 + e) * stride);
+                        E[e / 4][e % 4] = _mm256_fmadd_ps(f, d, m);
+                    }
                 }
                 transform_e8<Stream>(E, a, v);
                 continue;
@@ -390,10 +399,13 @@ std::size_t skin_sl_avx2_impl(const KernelArgs& args) {
             const __m256 f = _mm256_broadcast_ss(fr + k);
             const float* mi = M + oi[k];
             const float* mj = M + oj[k];
-            const __m256 yi = _mm256_load_ps(mi);
-            const __m128 xi = _mm_load_ps(mi + 8);
-            Y[k] = _mm256_fmadd_ps(f, _mm256_sub_ps(_mm256_load_ps(mj), yi), yi);
-            X[k] = _mm_fmadd_ps(_mm256_castps256_ps128(f), _mm_sub_ps(_mm_load_ps(mj + 8), xi), xi);
+            // + 0: −0 read as +0, as in sl_palette_tables, so every path gives the same bits.
+            const __m256 yi = _mm256_add_ps(_mm256_load_ps(mi), _mm256_setzero_ps());
+            const __m128 xi = _mm_add_ps(_mm_load_ps(mi + 8), _mm_setzero_ps());
+            const __m256 yj = _mm256_add_ps(_mm256_load_ps(mj), _mm256_setzero_ps());
+            const __m128 xj = _mm_add_ps(_mm_load_ps(mj + 8), _mm_setzero_ps());
+            Y[k] = _mm256_fmadd_ps(f, _mm256_sub_ps(yj, yi), yi);
+            X[k] = _mm_fmadd_ps(_mm256_castps256_ps128(f), _mm_sub_ps(xj, xi), xi);
         }
         transform8<Stream>(Y, X, a, v);
     }

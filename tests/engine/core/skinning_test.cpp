@@ -972,13 +972,16 @@ TEST(SlSkinningJob, BlocksOfOneEntryGiveTheSameBitsAsMixedBlocks) {
     // two entries (a slice starting one vertex later) must come out with the same bits.
     std::mt19937 rng(29);
     const std::size_t entries = 15, n = 16 * 24;
-    const auto mats = random_matrices(rng, entries);
+    auto mats = random_matrices(rng, entries);
+    for (std::size_t k = 0; k < entries; k += 3) mats[k].m[3] = mats[k].m[7] = -0.f;  // −0 translations
     Mesh mesh = random_mesh(rng, n);
+    for (std::size_t v = 0; v < n; v += 7) mesh.pos[v] = Vec3{};  // the sign of a zero shows at the origin
+    mesh.in_p = SoaVec3Buffer(mesh.pos);
     std::vector<float> w(n);
     std::uniform_real_distribution<float> frac(0.f, 1.f);
     for (std::size_t v = 0; v < n; ++v) {
         const auto entry = static_cast<float>((v / 16 * 5) % (entries - 1));  // runs of 16
-        w[v] = entry + (v % 3 == 0 ? 0.f : frac(rng));                         // some rigid
+        w[v] = entry + (v % 16 < 8 || v % 5 == 0 ? 0.f : frac(rng));          // rigid blocks, rigid vertices
     }
     ASSERT_TRUE(check_sl_weights(w, entries).ok());
     expect_sl_skinning_matches(mats, w, mesh, "runs of one entry");
