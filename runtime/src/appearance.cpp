@@ -2,6 +2,8 @@
 // LLHandMotion (spec §5), LLEmote (§6.4), the morph and skin phases.
 #include "slanim/runtime/appearance.hpp"
 
+#include <cstddef>
+
 #include <algorithm>
 #include <cmath>
 
@@ -311,6 +313,7 @@ Result<std::unique_ptr<Appearance>> Appearance::create(std::shared_ptr<const App
         sm.normals.resize(n);
         a->skinned_.push_back(std::move(sm));
     }
+    a->build_palette();
     a->blink_left_ = model->find("Blink_Left");
     a->blink_right_ = model->find("Blink_Right");
     a->touched_.assign(static_cast<std::size_t>(model->skeleton().num_joints()), 0);
@@ -394,15 +397,47 @@ void Appearance::prefetch(int step) const {
         return;
     }
     const auto meshes = state_.meshes();
-    for (const SkinnedMesh& sm : skinned_) {
-        prefetch_range(sm.joints.entries.data(), sm.joints.entries.size() * sizeof(SkinJointEntry));
+    prefetch_range(palette_joints_.entries.data(), palette_joints_.entries.size() * sizeof(SkinJointEntry));
+    for (std::size_t m = 0; m < skinned_.size(); ++m) {
+        const SkinnedMesh& sm = skinned_[m];
+        __builtin_prefetch(palette_index_[m].data(), 0, 3);
         prefetch_range(sm.matrices.data(), sm.matrices.size() * sizeof(SkinMatrix));
         __builtin_prefetch(&meshes[static_cast<std::size_t>(sm.mesh)].revision, 0, 3);
+        if (sm.bind) prefetch_range(sm.bind, 128);  // the entry's stream pointers
     }
 }
 
+void Appearance::build_palette() {
+    palette_index_.assign(skinned_.size(), {});
+    for (std::size_t m = 0; m < skinned_.size(); ++m) {
+        for (const SkinJointEntry& e : skinned_[m].joints.entries) {
+            const auto same = [&](const SkinJointEntry& o) {
+                return o.joint == e.joint && o.bind_offset.x == e.bind_offset.x &&
+                       o.bind_offset.y == e.bind_offset.y && o.bind_offset.z == e.bind_offset.z;
+            };
+            const auto& have = palette_joints_.entries;
+            const auto it = std::find_if(have.begin(), have.end(), same);
+            palette_index_[m].push_back(static_cast<std::uint16_t>(it - have.begin()));
+            if (it == have.end()) palette_joints_.entries.push_back(e);
+        }
+    }
+    palette_.resize(palette_joints_.entries.size());
+}
+
 void Appearance::skin(const ModelPose& model_pose, const LocalPose& local) {
-    for (SkinnedMesh& sm : skinned_) {
+    // Every distinct skinning matrix once (SlSkinMatricesJob), then each mesh's list from them.
+    SlSkinMatricesJob mj;
+    mj.joints = &palette_joints_;
+    mj.model_positions = model_pose.positions;
+    mj.model_rotations = model_pose.rotations;
+    mj.local_scales = local.scales;
+    mj.matrices = palette_;
+    detail::require_ran(mj.run(), "SlSkinMatricesJob (an appearance's meshes)");
+    for (std::size_t m = 0; m < skinned_.size(); ++m) {
+        SkinnedMesh& sm = skinned_[m];
+        const std::vector<std::uint16_t>& index = palette_index_[m];
+        for (std::size_t e = 0; e < index.size(); ++e) sm.matrices[e] = palette_[index[e]];
+
         const MeshBuffers& mb = state_.meshes()[sm.mesh];
         if (sm.seen_revision != mb.revision) {
             sm.bind = bind_poses_->writable(sm.bind, &model(), sm.mesh, mb.coords.size());
@@ -415,13 +450,6 @@ void Appearance::skin(const ModelPose& model_pose, const LocalPose& local) {
             sm.bind = bind_poses_->settle(sm.bind);
             sm.settled = true;
         }
-        SlSkinMatricesJob mj;
-        mj.joints = &sm.joints;
-        mj.model_positions = model_pose.positions;
-        mj.model_rotations = model_pose.rotations;
-        mj.local_scales = local.scales;
-        mj.matrices = sm.matrices;
-        detail::require_ran(mj.run(), "SlSkinMatricesJob (an appearance's mesh)");
         SlSkinningJob job;
         job.matrices = sm.matrices;
         const AppearanceMesh& mesh = model().meshes()[sm.mesh];

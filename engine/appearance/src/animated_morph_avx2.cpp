@@ -25,6 +25,29 @@ struct Avx2Lanes {
     }
     static V select(V ok, V a, V b) { return _mm256_blendv_ps(b, a, ok); }
     static bool all(V ok) { return _mm256_movemask_ps(ok) == 0xFF; }
+
+    static constexpr bool kStoresRuns = true;
+    /// The 8 vectors (x[l], y[l], z[l]) as 24 consecutive floats at dst: output k lane L holds
+    /// element (8k + L) / 3 of plane (8k + L) % 3.
+    static void store_vec3(float* dst, V x, V y, V z) {
+        const __m256i idx[3] = {_mm256_setr_epi32(0, 0, 0, 1, 1, 1, 2, 2), _mm256_setr_epi32(2, 3, 3, 3, 4, 4, 4, 5),
+                                _mm256_setr_epi32(5, 5, 6, 6, 6, 7, 7, 7)};
+        const V x0 = _mm256_permutevar8x32_ps(x, idx[0]), y0 = _mm256_permutevar8x32_ps(y, idx[0]);
+        const V z0 = _mm256_permutevar8x32_ps(z, idx[0]);
+        _mm256_storeu_ps(dst, _mm256_blend_ps(_mm256_blend_ps(x0, y0, 0x92), z0, 0x24));
+        const V x1 = _mm256_permutevar8x32_ps(x, idx[1]), y1 = _mm256_permutevar8x32_ps(y, idx[1]);
+        const V z1 = _mm256_permutevar8x32_ps(z, idx[1]);
+        _mm256_storeu_ps(dst + 8, _mm256_blend_ps(_mm256_blend_ps(x1, y1, 0x24), z1, 0x49));
+        const V x2 = _mm256_permutevar8x32_ps(x, idx[2]), y2 = _mm256_permutevar8x32_ps(y, idx[2]);
+        const V z2 = _mm256_permutevar8x32_ps(z, idx[2]);
+        _mm256_storeu_ps(dst + 16, _mm256_blend_ps(_mm256_blend_ps(x2, y2, 0x49), z2, 0x92));
+    }
+    /// The 8 pairs (u[l], v[l]) as 16 consecutive floats at dst.
+    static void store_vec2(float* dst, V u, V v) {
+        const V lo = _mm256_unpacklo_ps(u, v), hi = _mm256_unpackhi_ps(u, v);
+        _mm256_storeu_ps(dst, _mm256_permute2f128_ps(lo, hi, 0x20));
+        _mm256_storeu_ps(dst + 8, _mm256_permute2f128_ps(lo, hi, 0x31));
+    }
 };
 }  // namespace
 

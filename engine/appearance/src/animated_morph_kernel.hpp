@@ -98,10 +98,25 @@ inline void evaluate(const Args& a) {
             normalized_or<L>(bx, by, bz, sh + kBx * S, S);
             p[kNx] = nx, p[kNy] = ny, p[kNz] = nz, p[kBx] = bx, p[kBy] = by, p[kBz] = bz;
         }
-        float o[kShapePlanes][W];
-        for (std::size_t q = 0; q < kShapePlanes; ++q) L::store(o[q], p[q]);
         MeshBuffers& mb = *a.out;
         const std::size_t lanes = a.slots - j < W ? a.slots - j : W;
+        if constexpr (L::kStoresRuns) {
+            // W slots on consecutive vertices (most of the face and the hands): whole-vector
+            // stores into the AoS buffers instead of one float at a time. Same values.
+            if (lanes == W && a.vertices[j + W - 1] == a.vertices[j] + (W - 1)) {
+                const std::uint32_t v = a.vertices[j];
+                L::store_vec3(&mb.coords[v].x, p[kCx], p[kCy], p[kCz]);
+                L::store_vec3(&mb.scaled_normals[v].x, p[kSnx], p[kSny], p[kSnz]);
+                L::store_vec3(&mb.scaled_binormals[v].x, p[kSbx], p[kSby], p[kSbz]);
+                L::store_vec2(&mb.texcoords[v].x, p[kU], p[kV]);
+                L::store_vec3(&mb.normals[v].x, p[kNx], p[kNy], p[kNz]);
+                L::store_vec3(&mb.binormals[v].x, p[kBx], p[kBy], p[kBz]);
+                continue;
+            }
+        }
+        float o[kShapePlanes][W];
+#pragma GCC unroll 17
+        for (std::size_t q = 0; q < kShapePlanes; ++q) L::store(o[q], p[q]);
         for (std::size_t l = 0; l < lanes; ++l) {
             const std::uint32_t v = a.vertices[j + l];
             mb.coords[v] = {o[kCx][l], o[kCy][l], o[kCz][l]};
@@ -118,6 +133,7 @@ inline void evaluate(const Args& a) {
 struct ScalarLanes {
     using V = float;
     static constexpr std::size_t W = 1;
+    static constexpr bool kStoresRuns = false;
     static V load(const float* p) { return *p; }
     static void store(float* p, V v) { *p = v; }
     static V set1(float f) { return f; }

@@ -633,6 +633,7 @@ namespace {
 struct Sse2Lanes {
     using V = __m128;
     static constexpr std::size_t W = 4;
+    static constexpr bool kStoresRuns = false;
     static V load(const float* p) { return _mm_loadu_ps(p); }
     static void store(float* p, V v) { _mm_storeu_ps(p, v); }
     static V set1(float f) { return _mm_set1_ps(f); }

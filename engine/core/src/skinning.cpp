@@ -215,18 +215,6 @@ SoaVec3Buffer& SoaVec3Buffer::operator=(const SoaVec3Buffer& other) {
     return *this;
 }
 
-SoaVec3In SoaVec3Buffer::in() const {
-    const float* d = data_.get();
-    if (!d) return {};
-    return {{d, size_}, {d + stride_, size_}, {d + 2 * stride_, size_}};
-}
-
-SoaVec3Out SoaVec3Buffer::out() {
-    float* d = data_.get();
-    if (!d) return {};
-    return {{d, size_}, {d + stride_, size_}, {d + 2 * stride_, size_}};
-}
-
 Vec3 SoaVec3Buffer::get(std::size_t i) const {
     const float* d = data_.get();
     return {d[i], d[stride_ + i], d[2 * stride_ + i]};

@@ -30,8 +30,16 @@ SLANIM_INLINE void transpose4_in_lanes(__m256 a, __m256 b, __m256 c, __m256 d, _
     out[3] = _mm256_shuffle_ps(t1, t3, 0xEE);
 }
 
+/// Stores 8 floats at p: non-temporal (p 32-byte aligned) when Stream.
+template <bool Stream>
+SLANIM_INLINE void store8(float* p, __m256 x) {
+    if constexpr (Stream) _mm256_stream_ps(p, x);
+    else _mm256_storeu_ps(p, x);
+}
+
 /// Positions (and normals) of vertices [v, v + 8) by the SoA matrices E (E[r][c]: element
-/// (r, c) of the 8 vertices' matrices).
+/// (r, c) of the 8 vertices' matrices). Stream: non-temporal stores (outputs 32-byte aligned at v).
+template <bool Stream = false>
 SLANIM_INLINE void transform_e8(const __m256 (&E)[3][4], const KernelArgs& a, std::size_t v) {
     const __m256 px = _mm256_loadu_ps(a.px + v);
     const __m256 py = _mm256_loadu_ps(a.py + v);
@@ -56,16 +64,17 @@ SLANIM_INLINE void transform_e8(const __m256 (&E)[3][4], const KernelArgs& a, st
         const __m256 ys = _mm256_mul_ps(y, _mm256_fnmadd_ps(h, y, _mm256_set1_ps(1.5f)));
         const __m256 ok = _mm256_cmp_ps(len2, _mm256_set1_ps(kMinNormalLength2), _CMP_GT_OQ);
         const __m256 scale = _mm256_blendv_ps(_mm256_set1_ps(1.f), ys, ok);
-        _mm256_storeu_ps(a.onx + v, _mm256_mul_ps(n[0], scale));
-        _mm256_storeu_ps(a.ony + v, _mm256_mul_ps(n[1], scale));
-        _mm256_storeu_ps(a.onz + v, _mm256_mul_ps(n[2], scale));
+        store8<Stream>(a.onx + v, _mm256_mul_ps(n[0], scale));
+        store8<Stream>(a.ony + v, _mm256_mul_ps(n[1], scale));
+        store8<Stream>(a.onz + v, _mm256_mul_ps(n[2], scale));
     }
-    _mm256_storeu_ps(a.opx + v, o[0]);
-    _mm256_storeu_ps(a.opy + v, o[1]);
-    _mm256_storeu_ps(a.opz + v, o[2]);
+    store8<Stream>(a.opx + v, o[0]);
+    store8<Stream>(a.opy + v, o[1]);
+    store8<Stream>(a.opz + v, o[2]);
 }
 
 /// Positions (and normals) of vertices [v, v + 8) by the 8 blended matrices.
+template <bool Stream = false>
 SLANIM_INLINE void transform8(const __m256 (&Y)[8], const __m128 (&X)[8], const KernelArgs& a, std::size_t v) {
     // Rows 0 and 1: vertices 0..3 and 4..7 transposed in lanes, then lanes recombined.
     __m256 T0[4], T1[4], E[3][4];
@@ -81,7 +90,7 @@ SLANIM_INLINE void transform8(const __m256 (&Y)[8], const __m128 (&X)[8], const 
 #pragma GCC unroll 4
     for (int k = 0; k < 4; ++k) Z[k] = _mm256_insertf128_ps(_mm256_castps128_ps256(X[k]), X[k + 4], 1);
     transpose4_in_lanes(Z[0], Z[1], Z[2], Z[3], E[2]);
-    transform_e8(E, a, v);
+    transform_e8<Stream>(E, a, v);
 }
 
 }  // namespace
@@ -285,10 +294,13 @@ std::size_t skin_packed_avx2(const KernelArgs& a) {
 
 namespace {
 
-/// The SL permute path's tables: rows 0..11 the palette M as in transpose_palette8, rows 12..23
-/// D[i] = M[min(i + 1, last)] − M[i], the subtraction the gather path does per vertex.
+/// The SL permute path's tables: rows 0..11 the palette M as in transpose_palette8 with −0
+/// made +0 (x + 0, as the gather path does: then f·D + M = M exactly when f = 0, so rigid
+/// blocks may read M alone), rows 12..23 D[i] = M[min(i + 1, last)] − M[i], the subtraction the
+/// gather path does per vertex.
 void sl_palette_tables(const float* M, std::uint32_t n, float* T, std::size_t stride) {
     transpose_palette8(M, n, T, stride);
+    for (std::size_t i = 0; i < 12 * stride; ++i) T[i] += 0.f;
     for (std::size_t e = 0; e < 12; ++e) {
         const float* m = T + e * stride;
         float* d = T + (12 + e) * stride;
@@ -310,7 +322,13 @@ SLANIM_INLINE void lane_range(__m256i x, int& mn, int& mx) {
 
 }  // namespace
 
-std::size_t skin_sl_avx2(const KernelArgs& a) {
+namespace {
+
+template <bool Stream>
+std::size_t skin_sl_avx2_impl(const KernelArgs& args) {
+    // A local copy: the output stores cannot alias it, so the stream pointers stay in registers
+    // instead of being reloaded after every store.
+    const KernelArgs a = args;
     const float* M = a.matrices;
     const __m256 last_f = _mm256_set1_ps(static_cast<float>(a.num_matrices - 1));
     const __m256i last_i = _mm256_set1_epi32(static_cast<int>(a.num_matrices - 1));
@@ -330,6 +348,29 @@ std::size_t skin_sl_avx2(const KernelArgs& a) {
         const __m256 flc = _mm256_min_ps(_mm256_max_ps(fl, _mm256_setzero_ps()), last_f);
         const __m256i i = _mm256_cvttps_epi32(flc);
         if (permute) {
+            // Most blocks of the SL meshes (~80 %) have one entry for all 8 vertices: the
+            // elements are broadcasts, the same values the permutes below would pick.
+            const int i0 = _mm_cvtsi128_si32(_mm256_castsi256_si128(i));
+            const __m256i same = _mm256_cmpeq_epi32(i, _mm256_set1_epi32(i0));
+            if (_mm256_movemask_ps(_mm256_castsi256_ps(same)) == 0xFF) {
+                const float* t = T + i0;
+                __m256 E[3][4];
+                if (_mm256_movemask_ps(_mm256_cmp_ps(w, fl, _CMP_EQ_OQ)) == 0xFF) {
+                    // Rigid (f = 0 in every lane, ~3/4 of the SL blocks): f·D + M is M.
+#pragma GCC unroll 12
+                    for (int e = 0; e < 12; ++e) E[e / 4][e % 4] = _mm256_broadcast_ss(t + e * stride);
+                } else {
+                    const __m256 f = _mm256_sub_ps(w, fl);
+#pragma GCC unroll 12
+                    for (int e = 0; e < 12; ++e) {
+                        const __m256 m = _mm256_broadcast_ss(t + e * stride);
+                        const __m256 d = _mm256_broadcast_ss(t + (12 + e) * stride);
+                        E[e / 4][e % 4] = _mm256_fmadd_ps(f, d, m);
+                    }
+                }
+                transform_e8<Stream>(E, a, v);
+                continue;
+            }
             int mn = 0, mx = 0;
             lane_range(i, mn, mx);
             if (mx - mn < 8) {
@@ -343,7 +384,7 @@ std::size_t skin_sl_avx2(const KernelArgs& a) {
                     const __m256 d = _mm256_permutevar8x32_ps(_mm256_loadu_ps(t + (12 + e) * stride), idx);
                     E[e / 4][e % 4] = _mm256_fmadd_ps(f, d, m);
                 }
-                transform_e8(E, a, v);
+                transform_e8<Stream>(E, a, v);
                 continue;
             }
         }
@@ -358,14 +399,31 @@ std::size_t skin_sl_avx2(const KernelArgs& a) {
             const __m256 f = _mm256_broadcast_ss(fr + k);
             const float* mi = M + oi[k];
             const float* mj = M + oj[k];
-            const __m256 yi = _mm256_load_ps(mi);
-            const __m128 xi = _mm_load_ps(mi + 8);
-            Y[k] = _mm256_fmadd_ps(f, _mm256_sub_ps(_mm256_load_ps(mj), yi), yi);
-            X[k] = _mm_fmadd_ps(_mm256_castps256_ps128(f), _mm_sub_ps(_mm_load_ps(mj + 8), xi), xi);
+            // + 0: −0 read as +0, as in sl_palette_tables, so every path gives the same bits.
+            const __m256 yi = _mm256_add_ps(_mm256_load_ps(mi), _mm256_setzero_ps());
+            const __m128 xi = _mm_add_ps(_mm_load_ps(mi + 8), _mm_setzero_ps());
+            const __m256 yj = _mm256_add_ps(_mm256_load_ps(mj), _mm256_setzero_ps());
+            const __m128 xj = _mm_add_ps(_mm_load_ps(mj + 8), _mm_setzero_ps());
+            Y[k] = _mm256_fmadd_ps(f, _mm256_sub_ps(yj, yi), yi);
+            X[k] = _mm_fmadd_ps(_mm256_castps256_ps128(f), _mm_sub_ps(xj, xi), xi);
         }
-        transform8(Y, X, a, v);
+        transform8<Stream>(Y, X, a, v);
     }
+    if constexpr (Stream) _mm_sfence();
     return v;
+}
+
+bool aligned32_at(const float* p, std::size_t v) { return ((reinterpret_cast<std::uintptr_t>(p + v)) & 31u) == 0; }
+
+}  // namespace
+
+// Non-temporal stores when asked and every output stream is 32-byte aligned at `begin`: the
+// crowd's skin phase writes more than the caches hold, and these skip the read for ownership.
+std::size_t skin_sl_avx2(const KernelArgs& a) {
+    bool stream = a.streaming_stores && aligned32_at(a.opx, a.begin) && aligned32_at(a.opy, a.begin) &&
+                  aligned32_at(a.opz, a.begin);
+    if (a.nx) stream = stream && aligned32_at(a.onx, a.begin) && aligned32_at(a.ony, a.begin) && aligned32_at(a.onz, a.begin);
+    return stream ? skin_sl_avx2_impl<true>(a) : skin_sl_avx2_impl<false>(a);
 }
 
 }  // namespace slanim::skin_detail

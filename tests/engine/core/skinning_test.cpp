@@ -966,6 +966,51 @@ TEST(PackedSkinningJob, ValidationAndSlices) {
     }
 }
 
+TEST(SlSkinningJob, BlocksOfOneEntryGiveTheSameBitsAsMixedBlocks) {
+    // Most blocks of the SL meshes bind all their vertices to one entry; the SIMD kernels take
+    // a shortcut there (broadcast elements). The same vertices skinned in blocks that straddle
+    // two entries (a slice starting one vertex later) must come out with the same bits.
+    std::mt19937 rng(29);
+    const std::size_t entries = 15, n = 16 * 24;
+    auto mats = random_matrices(rng, entries);
+    for (std::size_t k = 0; k < entries; k += 3) mats[k].m[3] = mats[k].m[7] = -0.f;  // −0 translations
+    Mesh mesh = random_mesh(rng, n);
+    for (std::size_t v = 0; v < n; v += 7) mesh.pos[v] = Vec3{};  // the sign of a zero shows at the origin
+    mesh.in_p = SoaVec3Buffer(mesh.pos);
+    std::vector<float> w(n);
+    std::uniform_real_distribution<float> frac(0.f, 1.f);
+    for (std::size_t v = 0; v < n; ++v) {
+        const auto entry = static_cast<float>((v / 16 * 5) % (entries - 1));  // runs of 16
+        w[v] = entry + (v % 16 < 8 || v % 5 == 0 ? 0.f : frac(rng));          // rigid blocks, rigid vertices
+    }
+    ASSERT_TRUE(check_sl_weights(w, entries).ok());
+    expect_sl_skinning_matches(mats, w, mesh, "runs of one entry");
+    for (SkinningIsa isa : all_isas()) {
+        if (!skinning_isa_supported(isa)) continue;
+        SoaVec3Buffer p0(n), n0(n), p1(n), n1(n);
+        SlSkinningJob job;
+        job.matrices = mats;
+        job.weights = w;
+        job.in_positions = mesh.in_p.in();
+        job.in_normals = mesh.in_n.in();
+        job.isa = isa;
+        job.out_positions = p0.out();
+        job.out_normals = n0.out();
+        ASSERT_TRUE(job.run());
+        job.out_positions = p1.out();
+        job.out_normals = n1.out();
+        ASSERT_TRUE(job.slice(0, 1).run());
+        ASSERT_TRUE(job.slice(1, n - 1).run());
+        // Vertices 1 .. n − 16 run in whole blocks both times (the last ones of the slice may
+        // run on the scalar tail).
+        for (std::size_t v = 1; v + 16 <= n; ++v) {
+            const Vec3 a = p0.get(v), b = p1.get(v), c = n0.get(v), d = n1.get(v);
+            ASSERT_EQ(std::memcmp(&a, &b, sizeof a), 0) << to_string(isa) << " " << v;
+            ASSERT_EQ(std::memcmp(&c, &d, sizeof c), 0) << to_string(isa) << " " << v;
+        }
+    }
+}
+
 TEST(SlSkinningJob, LongListsTakeEveryPath) {
     // ≤ 16 entries (one permute table), 17..32 (two) and more (gather): the same results.
     std::mt19937 rng(13);

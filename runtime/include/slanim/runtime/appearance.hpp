@@ -253,11 +253,18 @@ public:
 
 private:
     Appearance(std::shared_ptr<const AppearanceModel> model, const AppearanceOptions& options);
+    void build_palette();  // palette_joints_, palette_index_ from the meshes' joint lists
     AppearanceState state_;
     HandMotion hand_;
     EmoteMotion emotes_;
     AppearanceOptions options_;
     std::vector<SkinnedMesh> skinned_;
+    // The distinct entries of every mesh's joint list (a joint's entry is the same in every
+    // mesh: its bind offset depends on the joint alone), computed once per skin phase;
+    // skinned_[m].matrices[e] = palette_[palette_index_[m][e]].
+    SkinJointList palette_joints_;
+    std::vector<SkinMatrix> palette_;
+    std::vector<std::vector<std::uint16_t>> palette_index_;
     std::shared_ptr<BindPoseCache> bind_poses_;  // the options' cache, or one of our own
     VisualParamUpdateStats stats_;
     std::vector<std::uint8_t> touched_;  // per skeleton joint, see touched_joints()

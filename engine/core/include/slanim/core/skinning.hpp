@@ -169,8 +169,17 @@ public:
     /// Resizes to n vertices; contents become zero. Allocates (call at set-up, not per frame).
     void resize(std::size_t n);
     [[nodiscard]] std::size_t size() const { return size_; }
-    [[nodiscard]] SoaVec3In in() const;
-    [[nodiscard]] SoaVec3Out out();
+    /// The three planes (inline: the skin phase calls these for every mesh of every avatar).
+    [[nodiscard]] SoaVec3In in() const {
+        const float* d = data_.get();
+        if (!d) return {};
+        return {{d, size_}, {d + stride_, size_}, {d + 2 * stride_, size_}};
+    }
+    [[nodiscard]] SoaVec3Out out() {
+        float* d = data_.get();
+        if (!d) return {};
+        return {{d, size_}, {d + stride_, size_}, {d + 2 * stride_, size_}};
+    }
     [[nodiscard]] Vec3 get(std::size_t i) const;
 
 private:
