@@ -49,7 +49,7 @@ if [[ ! -f "$BUILD/build.ninja" ]]; then
     "${launcher[@]}" -DSLANIM_WASM_DEPS_INCLUDE="$(realpath "$DEPS/include")" \
     -DSLANIM_WASM_PUGIXML_SOURCE="$(realpath "$PUGI")"
 fi
-cmake --build "$BUILD" --parallel "${SLANIM_JOBS:-2}" --target slanim_web slanim_web_files
+cmake --build "$BUILD" --parallel "${SLANIM_JOBS:-2}" --target slanim_web slanim_web_files slanim_bench_web
 # The page's index.html, style.css, app/ and three.js (tools/web/node_modules, pinned).
 if [[ ! -f tools/web/node_modules/three/build/three.module.js ]]; then
   npm ci --prefix tools/web --ignore-scripts --no-audit --no-fund

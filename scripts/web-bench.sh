@@ -2,20 +2,29 @@
 # The browser benchmark (docs/web.md, "Size and speed"), not part of CI: serves the built page
 # (scripts/build-web.sh) with `slanim serve`, runs tools/web/bench.html in headless Chromium
 # (Debian's chromium, driven by playwright-core pinned in tools/web/bench/package.json) and the
-# same C calls natively (build/benchmarks/slanim_bench_capi, BM_CApi_StepLoop_Dance100 and
-# BM_CApi_Phases_Dance100: DANCE1 made to loop), then
-# prints both: µs per avatar and step of sampling, blend and local-to-model, the whole step of
-# 100 avatars, the wasm/native ratios, and slanim.wasm's size (raw and gzip -9).
-# Needs: build-web/web (scripts/build-web.sh), build/tools/slanim and
-# build/benchmarks/slanim_bench_capi (cmake --build build --target slanim slanim_bench_capi),
-# ../shared/anims/linden/DANCE1.anim, chromium, node.
-# Usage: scripts/web-bench.sh [SECONDS]   (wall time of each measurement, default 3)
+# same work natively, then prints both:
+# 1. one avatar's kernels (benchmarks/avatar_kernels.hpp: sampling DANCE1, blending it, the
+#    4-layer 214-joint blend, local-to-model), the same loops in slanim-bench.wasm and in
+#    build/benchmarks/slanim_bench_sampling (BM_AvatarKernel/*), each timed in batches of many
+#    calls (one clock read per batch), median and minimum of the repetitions; native under
+#    SLANIM_ISA=sse2 (the code wasm runs: its SSE2 paths on wasm SIMD) and under the best
+#    instruction set of the machine;
+# 2. the whole step of 100 avatars of DANCE1 made to loop through the C API
+#    (BM_CApi_StepLoop_Dance100 of build/benchmarks/slanim_bench_capi), sse2 and best, and the
+#    per-system profile of the world (BM_CApi_Phases_Dance100; clock-bound in the browser, see
+#    docs/web.md);
+# and slanim.wasm's size (raw and gzip -9).
+# Needs: build-web/web and build-web/web-bench (scripts/build-web.sh), build/tools/slanim,
+# build/benchmarks/slanim_bench_capi and slanim_bench_sampling (cmake --build build --target
+# slanim slanim_bench_capi slanim_bench_sampling), ../shared/anims/linden/DANCE1.anim, chromium, node.
+# Usage: scripts/web-bench.sh [SECONDS]   (wall time of each world measurement, default 3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_RUN="${1:-3}"
 WEB=build-web/web
 ANIM=../shared/anims/linden/DANCE1.anim
-for f in "$WEB/slanim.wasm" build/tools/slanim build/benchmarks/slanim_bench_capi "$ANIM"; do
+for f in "$WEB/slanim.wasm" build-web/web-bench/slanim-bench.wasm build/tools/slanim build/benchmarks/slanim_bench_capi \
+         build/benchmarks/slanim_bench_sampling "$ANIM"; do
   [[ -e "$f" ]] || { echo "web-bench: $f is missing (see the header of $0)" >&2; exit 1; }
 done
 (cd tools/web/bench && [[ -d node_modules/playwright-core ]] || npm ci --no-audit --no-fund --silent)
@@ -27,6 +36,7 @@ cleanup() {
 }
 trap cleanup EXIT
 cp -r "$WEB"/. "$SITE"/
+cp build-web/web-bench/slanim-bench.js build-web/web-bench/slanim-bench.wasm "$SITE"/
 cp "$ANIM" "$SITE/DANCE1.anim"
 [[ -f "$SITE/index.html" ]] || echo '<a href="bench.html">bench</a>' > "$SITE/index.html"  # serve needs one
 exec 3< <(build/tools/slanim serve --port 0 --dir "$SITE")
@@ -36,31 +46,65 @@ read -r URL <&3
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "slanim.wasm: $(stat -c %s "$WEB/slanim.wasm") bytes, gzip -9: $(gzip -9 < "$WEB/slanim.wasm" | wc -c) bytes"
 WASM_JSON="$(node tools/web/bench/run.mjs "${URL}bench.html?seconds=${SECONDS_PER_RUN}")"
-NATIVE_JSON="$(build/benchmarks/slanim_bench_capi --benchmark_filter='BM_CApi_(StepLoop|Phases)_Dance100' \
-  --benchmark_min_time="${SECONDS_PER_RUN}" --benchmark_format=json 2>/dev/null)"
-python3 - "$WASM_JSON" "$NATIVE_JSON" <<'PY'
-import json, sys
+native_capi() {
+  build/benchmarks/slanim_bench_capi --benchmark_filter='BM_CApi_(StepLoop|Phases)_Dance100' \
+    --benchmark_min_time="${SECONDS_PER_RUN}" --benchmark_format=json 2>/dev/null
+}
+native_kernels() {
+  build/benchmarks/slanim_bench_sampling --benchmark_filter='BM_AvatarKernel/' --benchmark_repetitions=9 \
+    --benchmark_min_time=0.025 --benchmark_format=json 2>/dev/null
+}
+NATIVE_JSON="$(native_capi)"
+NATIVE_SSE2_JSON="$(SLANIM_ISA=sse2 native_capi)"
+KERNELS_JSON="$(native_kernels)"
+KERNELS_SSE2_JSON="$(SLANIM_ISA=sse2 native_kernels)"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+python3 - "$WASM_JSON" "$NATIVE_JSON" "$NATIVE_SSE2_JSON" "$KERNELS_JSON" "$KERNELS_SSE2_JSON" <<'PY'
+import json, statistics, sys
 wasm = json.loads(sys.argv[1])
-benchmarks = {b["name"]: b for b in json.loads(sys.argv[2])["benchmarks"]}
-native = benchmarks["BM_CApi_Phases_Dance100"]
-native_step = benchmarks["BM_CApi_StepLoop_Dance100"]
 if "error" in wasm:
     sys.exit("web-bench: the page failed: " + wasm["error"])
+def by_name(text):
+    return {b["name"]: b for b in json.loads(text)["benchmarks"]}
+native, native_sse2 = by_name(sys.argv[2]), by_name(sys.argv[3])
+def kernels(text):  # name → (median, min, isa label) of the repetitions' real time, ns per call
+    runs = {}
+    for b in json.loads(text)["benchmarks"]:
+        if b.get("run_type") == "iteration":
+            runs.setdefault(b["name"].split("/")[1], []).append((b["real_time"], b.get("label", "")))
+    return {k: (statistics.median(t for t, _ in v), min(t for t, _ in v), v[0][1]) for k, v in runs.items()}
+best_k, sse2_k = kernels(sys.argv[4]), kernels(sys.argv[5])
 print(f"browser: {wasm['userAgent']}")
-print("per-system timing on (each system of each avatar reads the clock twice):")
-print(f"{'µs per avatar-step':<22}{'wasm':>10}{'native':>10}{'ratio':>8}")
+wk = wasm.get("kernels", {})
+if "kernels" in wk:
+    best_isa = next(iter(best_k.values()))[2].replace("isa ", "")
+    print(f"one avatar's kernels, ns per call (median of {wk['reps']} batches of {wk['batchMs']} ms; min in brackets);")
+    print(f"wasm runs {wk['isa']} on wasm SIMD; native sse2 is the same code, native {best_isa} the machine's best:")
+    print(f"{'kernel':<16}{'wasm':>16}{'native sse2':>16}{'ratio':>7}{'native ' + best_isa:>17}{'ratio':>7}")
+    for name, w in wk["kernels"].items():
+        s, b = sse2_k.get(name), best_k.get(name)
+        if s is None or b is None:
+            continue
+        print(f"{name:<16}{w['medianNs']:>8.1f} [{w['minNs']:>5.1f}]{s[0]:>8.1f} [{s[1]:>5.1f}]{w['medianNs'] / s[0]:>7.2f}"
+              f"{b[0]:>9.1f} [{b[1]:>5.1f}]{w['medianNs'] / b[0]:>7.2f}")
+else:
+    print("kernels: " + wk.get("error", "not run"))
+print("the world, 100 avatars of DANCE1 (looping), one thread:")
+step_ms = native["BM_CApi_StepLoop_Dance100"]["real_time"] / 1000.0  # µs per iteration → ms
+step_sse2_ms = native_sse2["BM_CApi_StepLoop_Dance100"]["real_time"] / 1000.0
+print(f"{'':<26}{'wasm':>8}{'sse2':>8}{'ratio':>7}{'best':>8}{'ratio':>7}")
+print(f"{'step, timing off (ms)':<26}{wasm['stepMs']:>8.3f}{step_sse2_ms:>8.3f}{wasm['stepMs'] / step_sse2_ms:>7.2f}"
+      f"{step_ms:>8.3f}{wasm['stepMs'] / step_ms:>7.2f}")
+print(f"100 avatars stepped in the browser: {1000.0 / wasm['stepMs']:.0f} steps/s (drawing not included)")
+print("per-system profile (each system of each avatar reads the clock twice: in the browser that is")
+print("performance.now(), a call out of wasm, so the short rows are clock-bound there; µs per avatar-step):")
 for name in ("keyframe_sampling", "pose_blend", "local_to_model", "motion_control"):
     w = wasm["perAvatarUs"].get(name)
-    n = native.get(name)
-    if w is None or n is None:
-        continue
-    print(f"{name:<22}{w:>10.3f}{n:>10.3f}{w / n:>8.2f}")
-profiled_ms = native["real_time"] / 1000.0  # µs per iteration → ms
-print(f"{'step (ms)':<22}{wasm['profiledStepMs']:>10.3f}{profiled_ms:>10.3f}{wasm['profiledStepMs'] / profiled_ms:>8.2f}")
-print("timing off:")
-step_ms = native_step["real_time"] / 1000.0
-print(f"{'step, 100 avatars (ms)':<22}{wasm['stepMs']:>10.3f}{step_ms:>10.3f}{wasm['stepMs'] / step_ms:>8.2f}")
-print(f"100 avatars stepped in the browser: {1000.0 / wasm['stepMs']:.0f} steps/s (drawing not included)")
+    n = native_sse2["BM_CApi_Phases_Dance100"].get(name)
+    if w is not None and n is not None:
+        print(f"  {name:<22}{w:>8.3f}{n:>8.3f}{w / n:>7.2f}")
+prof_sse2_ms = native_sse2["BM_CApi_Phases_Dance100"]["real_time"] / 1000.0
+print(f"  {'step, timing on (ms)':<22}{wasm['profiledStepMs']:>8.3f}{prof_sse2_ms:>8.3f}{wasm['profiledStepMs'] / prof_sse2_ms:>7.2f}")
 if wasm.get("consoleErrors"):
     print("console errors:", wasm["consoleErrors"])
 PY

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+// The page's crowd, measured (docs/web.md, "Size and speed"; scripts/web-bench.sh runs it): opens
+// URL (the built page) in headless Chromium with software WebGL (SwiftShader, as the browser
+// tests run it), opens DANCE1.anim through the file input, presses the crowd button with N
+// avatars and plays for SECONDS after a warm-up second, at each viewport size given. Per size:
+// frames drawn per second (requestAnimationFrame callbacks), the page's own frame time (its
+// step + pose read-back + draw calls, on the main thread: `slanimTest.frameMs()`), and a CPU
+// profile of the main thread split into the engine (slanim.wasm, its loader and slanim-api.js),
+// the page's modules (app/: instance matrices, overlays), three.js (the draw calls) and the
+// rest. What the main thread does not account for of a frame is spent outside it (SwiftShader
+// rasterising in the GPU process) or waiting for it. Prints one JSON object.
+// Usage: node crowd.mjs URL ANIM_PATH [AVATARS=100] [SECONDS=5] [WxH,WxH...=1280x800,640x400]
+import { chromium } from 'playwright-core';
+
+const [url, animPath, avatarsArg, secondsArg, sizesArg] = process.argv.slice(2);
+const avatars = Number(avatarsArg || 100);
+const seconds = Number(secondsArg || 5);
+const sizes = (sizesArg || '1280x800,640x400').split(',').map((s) => s.split('x').map(Number));
+
+/** Self time of a CPU profile's samples by part: engine, page, three.js, GC, idle, other. */
+function splitProfile(profile) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parts = {};
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    const n = byId.get(id);
+    const u = n.callFrame.url || '';
+    const f = n.callFrame.functionName || '';
+    const part = /slanim\.wasm|slanim\.js|slanim-api\.js/.test(u) || /^js-to-wasm|^wasm-to-js/.test(f) ? 'engine'
+      : /\/app\//.test(u) ? 'page'
+      : /three/.test(u) ? 'three.js'
+      : f === '(garbage collector)' ? 'gc'
+      : f === '(idle)' ? 'idle'
+      : 'other';
+    const dt = profile.timeDeltas[i] || 0;
+    parts[part] = (parts[part] || 0) + dt;
+    total += dt;
+  });
+  for (const k of Object.keys(parts)) parts[k] = +(100 * parts[k] / total).toFixed(1);
+  return parts;
+}
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  headless: true,
+  args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--ignore-gpu-blocklist'],
+});
+const out = { avatars, seconds, runs: [] };
+try {
+  for (const [width, height] of sizes) {
+    const page = await browser.newPage({ viewport: { width, height } });
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(url);
+    await page.waitForFunction(() => window.slanimTest?.ready || window.slanimTest?.failed, null, { timeout: 60000 });
+    await page.setInputFiles('#file-input', [animPath]);
+    await page.waitForFunction(() => window.slanimTest.entries().length > 0);
+    await page.fill('#crowd-size', String(avatars));
+    await page.click('#crowd-toggle');
+    await page.evaluate(() => window.slanimTest.setPlaying(true));
+    await page.waitForTimeout(1000);  // warm-up: the JIT tiers up, the crowd's buffers grow
+    const countFrames = (ms) => page.evaluate((ms) => new Promise((resolve) => {
+      let frames = 0;
+      const t0 = performance.now();
+      const tick = (now) => {
+        if (now - t0 >= ms) return resolve({ frames, ms: now - t0 });
+        frames += 1;
+        requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);
+    }), ms);
+    const counted = await countFrames(seconds * 1000);  // the rate, with no profiler attached
+    const frameMs = await page.evaluate(() => window.slanimTest.frameMs());
+    const cdp = await page.context().newCDPSession(page);  // then where the main thread's time goes
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+    await cdp.send('Profiler.start');
+    await countFrames(seconds * 1000);
+    const { profile } = await cdp.send('Profiler.stop');
+    const r = await page.evaluate(() => ({
+      crowd: window.slanimTest.crowd(),
+      label: document.getElementById('frame-time').textContent,
+    }));
+    out.runs.push({
+      viewport: `${width}x${height}`, crowd: r.crowd, fps: counted.frames * 1000 / counted.ms,
+      frameIntervalMs: counted.ms / Math.max(1, counted.frames), mainThreadFrameMs: frameMs,
+      label: r.label, mainThreadProfilePercent: splitProfile(profile), errors,
+    });
+    await page.close();
+  }
+} finally {
+  await browser.close();
+}
+out.userAgent = 'HeadlessChrome (SwiftShader WebGL)';
+console.log(JSON.stringify(out));
