@@ -7,7 +7,9 @@
 # build uses (libfmt-dev, nlohmann-json3-dev, libpugixml-dev, libtinygltf-dev, libstb-dev), and
 # once, pugixml's source (Debian ships the library compiled, not its source),
 # fetched with `apt-get source` into build-web/deps/ through a private source list.
-# Only the page's targets are built; the compiler runs through ccache when installed. Last,
+# Only the page's targets are built, and the browser benchmark's kernel module
+# (build-web/web-bench/slanim-bench.wasm, read by scripts/web-bench.sh; not part of the page);
+# the compiler runs through ccache when installed. Last,
 # tools/web/assemble.sh copies the page and three.js (npm ci --prefix tools/web, once) beside them.
 # Usage: scripts/build-web.sh [BUILD_DIR]   (default build-web/)
 set -euo pipefail

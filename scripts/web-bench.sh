@@ -13,11 +13,15 @@
 #    (BM_CApi_StepLoop_Dance100 of build/benchmarks/slanim_bench_capi), sse2 and best, and the
 #    per-system profile of the world (BM_CApi_Phases_Dance100; clock-bound in the browser, see
 #    docs/web.md);
+# 3. the page itself (index.html) with its crowd button: 100 avatars (and 10, 1) stepped and drawn
+#    with software WebGL (SwiftShader, as the browser tests run it): frames per second, the
+#    main thread's share (step and draw calls), WebGL draw calls and triangles per frame
+#    (tools/web/bench/crowd.mjs);
 # and slanim.wasm's size (raw and gzip -9).
 # Needs: build-web/web and build-web/web-bench (scripts/build-web.sh), build/tools/slanim,
 # build/benchmarks/slanim_bench_capi and slanim_bench_sampling (cmake --build build --target
 # slanim slanim_bench_capi slanim_bench_sampling), ../shared/anims/linden/DANCE1.anim, chromium, node.
-# Usage: scripts/web-bench.sh [SECONDS]   (wall time of each world measurement, default 3)
+# Usage: scripts/web-bench.sh [SECONDS]   (wall time of each world and crowd measurement, default 3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_RUN="${1:-3}"
@@ -58,8 +62,12 @@ NATIVE_JSON="$(native_capi)"
 NATIVE_SSE2_JSON="$(SLANIM_ISA=sse2 native_capi)"
 KERNELS_JSON="$(native_kernels)"
 KERNELS_SSE2_JSON="$(SLANIM_ISA=sse2 native_kernels)"
+CROWD_JSON="$(cd tools/web/bench && node crowd.mjs "$URL" "$SITE/DANCE1.anim" 100 "$SECONDS_PER_RUN" 1280x800,640x400)"
+CROWD10_JSON="$(cd tools/web/bench && node crowd.mjs "$URL" "$SITE/DANCE1.anim" 10 "$SECONDS_PER_RUN" 1280x800)"
+CROWD1_JSON="$(cd tools/web/bench && node crowd.mjs "$URL" "$SITE/DANCE1.anim" 1 "$SECONDS_PER_RUN" 1280x800)"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
-python3 - "$WASM_JSON" "$NATIVE_JSON" "$NATIVE_SSE2_JSON" "$KERNELS_JSON" "$KERNELS_SSE2_JSON" <<'PY'
+python3 - "$WASM_JSON" "$NATIVE_JSON" "$NATIVE_SSE2_JSON" "$KERNELS_JSON" "$KERNELS_SSE2_JSON" \
+  "$CROWD1_JSON" "$CROWD10_JSON" "$CROWD_JSON" <<'PY'
 import json, statistics, sys
 wasm = json.loads(sys.argv[1])
 if "error" in wasm:
@@ -105,6 +113,16 @@ for name in ("keyframe_sampling", "pose_blend", "local_to_model", "motion_contro
         print(f"  {name:<22}{w:>8.3f}{n:>8.3f}{w / n:>7.2f}")
 prof_sse2_ms = native_sse2["BM_CApi_Phases_Dance100"]["real_time"] / 1000.0
 print(f"  {'step, timing on (ms)':<22}{wasm['profiledStepMs']:>8.3f}{prof_sse2_ms:>8.3f}{wasm['profiledStepMs'] / prof_sse2_ms:>7.2f}")
+print("the page's crowd, stepped and drawn (headless Chromium, SwiftShader WebGL; main thread: the page's")
+print("step + draw calls per frame; its profile: engine / page / three.js / idle %):")
+for arg in sys.argv[6:9]:
+    crowd = json.loads(arg)
+    for r in crowd["runs"]:
+        p = r["mainThreadProfilePercent"]
+        print(f"  {r['crowd']:>3} avatars {r['viewport']:>9}: {r['fps']:6.2f} fps ({r['frameIntervalMs']:7.1f} ms a frame), "
+              f"main thread {r['mainThreadFrameMs']:6.1f} ms ({p.get('engine', 0)} / {p.get('page', 0)} / {p.get('three.js', 0)} / "
+              f"{p.get('idle', 0)} %), {r['drawCallsPerFrame']} draw calls, {r['trianglesPerFrame']:,} triangles"
+              + (f", errors: {r['errors']}" if r["errors"] else ""))
 if wasm.get("consoleErrors"):
     print("console errors:", wasm["consoleErrors"])
 PY

@@ -69,7 +69,6 @@ inline F le(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_LE_OQ); }
 inline F gt(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
 inline F eq(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_EQ_OQ); }
 inline F neq(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_NEQ_UQ); }  // NaN: true
-inline F ord(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_ORD_Q); }
 inline unsigned bits(F m) { return static_cast<unsigned>(_mm256_movemask_ps(m)); }
 inline F loadu(const float* p) { return _mm256_loadu_ps(p); }
 inline void storeu(float* p, F v) { _mm256_storeu_ps(p, v); }
@@ -150,7 +149,6 @@ inline F le(F a, F b) { return _mm_cmple_ps(a, b); }    // ordered
 inline F gt(F a, F b) { return _mm_cmpgt_ps(a, b); }    // ordered
 inline F eq(F a, F b) { return _mm_cmpeq_ps(a, b); }    // ordered
 inline F neq(F a, F b) { return _mm_cmpneq_ps(a, b); }  // unordered: NaN gives true
-inline F ord(F a, F b) { return _mm_cmpord_ps(a, b); }
 inline unsigned bits(F m) { return static_cast<unsigned>(_mm_movemask_ps(m)); }
 inline F loadu(const float* p) { return _mm_loadu_ps(p); }
 inline void storeu(float* p, F v) { _mm_storeu_ps(p, v); }
@@ -304,8 +302,10 @@ inline F capped_sum(F w, F sum) {
 }
 // sum / nw on the lanes of `lanes`; skipped where every such lane has nw = 1 and a sum that is
 // not NaN (x / 1 = x exactly), as the AVX-512 fold does.
+// (`sum == sum` is the not-NaN test: one compare everywhere, where wasm SIMD has no ordered
+// compare and Emscripten's _mm_cmpord_ps takes three instructions.)
 inline F ratio(unsigned lanes, F sum, F nw) {
-    const F exact = and_(eq(nw, set1(1.f)), ord(sum, sum));
+    const F exact = and_(eq(nw, set1(1.f)), eq(sum, sum));
     return (lanes & ~bits(exact)) ? div(sum, nw) : sum;
 }
 

@@ -7,8 +7,10 @@
 // step + pose read-back + draw calls, on the main thread: `slanimTest.frameMs()`), and a CPU
 // profile of the main thread split into the engine (slanim.wasm, its loader and slanim-api.js),
 // the page's modules (app/: instance matrices, overlays), three.js (the draw calls) and the
-// rest. What the main thread does not account for of a frame is spent outside it (SwiftShader
-// rasterising in the GPU process) or waiting for it. Prints one JSON object.
+// rest; and the draw calls and triangles (lines) WebGL was given per frame (counted by wrapping
+// the context's draw functions before the page loads: the page is not changed). What the main
+// thread does not account for of a frame is spent outside it (SwiftShader rasterising in the
+// GPU process) or waiting for it. Prints one JSON object.
 // Usage: node crowd.mjs URL ANIM_PATH [AVATARS=100] [SECONDS=5] [WxH,WxH...=1280x800,640x400]
 import { chromium } from 'playwright-core';
 
@@ -40,6 +42,28 @@ function splitProfile(profile) {
   return parts;
 }
 
+// Installed before the page's scripts: counts the draw calls and primitives given to WebGL 2.
+function countDraws() {
+  const c = { draws: 0, triangles: 0, lines: 0 };
+  window.__drawCounts = c;
+  const P = WebGL2RenderingContext.prototype;
+  const add = (mode, count, instances) => {
+    c.draws += 1;
+    if (mode === 4) c.triangles += Math.floor(count / 3) * instances;  // TRIANGLES
+    else if (mode === 1) c.lines += Math.floor(count / 2) * instances;  // LINES
+  };
+  for (const [name, inst] of [['drawArrays', false], ['drawElements', false],
+                              ['drawArraysInstanced', true], ['drawElementsInstanced', true]]) {
+    const f = P[name];
+    P[name] = function (mode, a, b, c2, d) {
+      // drawArrays(mode, first, count[, instances]); drawElements(mode, count, type, offset[, instances])
+      const elements = name.startsWith('drawElements');
+      add(mode, elements ? a : b, inst ? (elements ? d : c2) : 1);
+      return f.apply(this, arguments);
+    };
+  }
+}
+
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
   headless: true,
@@ -51,6 +75,7 @@ try {
     const page = await browser.newPage({ viewport: { width, height } });
     const errors = [];
     page.on('pageerror', (e) => errors.push(String(e)));
+    await page.addInitScript(countDraws);
     await page.goto(url);
     await page.waitForFunction(() => window.slanimTest?.ready || window.slanimTest?.failed, null, { timeout: 60000 });
     await page.setInputFiles('#file-input', [animPath]);
@@ -69,7 +94,10 @@ try {
       };
       requestAnimationFrame(tick);
     }), ms);
+    const before = await page.evaluate(() => ({ ...window.__drawCounts }));
     const counted = await countFrames(seconds * 1000);  // the rate, with no profiler attached
+    const after = await page.evaluate(() => ({ ...window.__drawCounts }));
+    const perFrame = (k) => Math.round((after[k] - before[k]) / Math.max(1, counted.frames));
     const frameMs = await page.evaluate(() => window.slanimTest.frameMs());
     const cdp = await page.context().newCDPSession(page);  // then where the main thread's time goes
     await cdp.send('Profiler.enable');
@@ -84,6 +112,7 @@ try {
     out.runs.push({
       viewport: `${width}x${height}`, crowd: r.crowd, fps: counted.frames * 1000 / counted.ms,
       frameIntervalMs: counted.ms / Math.max(1, counted.frames), mainThreadFrameMs: frameMs,
+      drawCallsPerFrame: perFrame('draws'), trianglesPerFrame: perFrame('triangles'), linesPerFrame: perFrame('lines'),
       label: r.label, mainThreadProfilePercent: splitProfile(profile), errors,
     });
     await page.close();
