@@ -50,8 +50,11 @@ read -r URL <&3
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "slanim.wasm: $(stat -c %s "$WEB/slanim.wasm") bytes, gzip -9: $(gzip -9 < "$WEB/slanim.wasm" | wc -c) bytes"
 WASM_JSON="$(node tools/web/bench/run.mjs "${URL}bench.html?seconds=${SECONDS_PER_RUN}")"
-native_capi() {
-  build/benchmarks/slanim_bench_capi --benchmark_filter='BM_CApi_(StepLoop|Phases)_Dance100' \
+native_capi() {  # the step (median and minimum of 9 repetitions), then the per-system profile
+  local reps=9
+  build/benchmarks/slanim_bench_capi --benchmark_filter='BM_CApi_StepLoop_Dance100' --benchmark_repetitions=$reps \
+    --benchmark_min_time="$(python3 -c "print(${SECONDS_PER_RUN} / $reps)")" --benchmark_format=json 2>/dev/null
+  build/benchmarks/slanim_bench_capi --benchmark_filter='BM_CApi_Phases_Dance100' \
     --benchmark_min_time="${SECONDS_PER_RUN}" --benchmark_format=json 2>/dev/null
 }
 native_kernels() {
@@ -72,8 +75,22 @@ import json, statistics, sys
 wasm = json.loads(sys.argv[1])
 if "error" in wasm:
     sys.exit("web-bench: the page failed: " + wasm["error"])
-def by_name(text):
-    return {b["name"]: b for b in json.loads(text)["benchmarks"]}
+def by_name(text):  # two JSON documents: the step's repetitions, then the profile run
+    docs, out = [], {}
+    dec, i = json.JSONDecoder(), 0
+    while i < len(text):
+        while i < len(text) and text[i].isspace():
+            i += 1
+        if i == len(text):
+            break
+        d, i = dec.raw_decode(text, i)
+        docs.append(d)
+    for d in docs:
+        for b in d["benchmarks"]:
+            if b.get("run_type", "iteration") == "iteration":
+                out.setdefault(b["name"], []).append(b)
+    step = [b["real_time"] / 1000.0 for b in out["BM_CApi_StepLoop_Dance100"]]  # µs → ms
+    return {"step": (statistics.median(step), min(step)), "phases": out["BM_CApi_Phases_Dance100"][0]}
 native, native_sse2 = by_name(sys.argv[2]), by_name(sys.argv[3])
 def kernels(text):  # name → (median, min, isa label) of the repetitions' real time, ns per call
     runs = {}
@@ -86,32 +103,36 @@ print(f"browser: {wasm['userAgent']}")
 wk = wasm.get("kernels", {})
 if "kernels" in wk:
     best_isa = next(iter(best_k.values()))[2].replace("isa ", "")
-    print(f"one avatar's kernels, ns per call (median of {wk['reps']} batches of {wk['batchMs']} ms; min in brackets);")
+    print(f"one avatar's kernels, ns per call: median [minimum] of {wk['reps']} batches of {wk['batchMs']} ms;")
+    print(f"ratios wasm/native of the medians and of the minima (the minima move less on a shared machine);")
     print(f"wasm runs {wk['isa']} on wasm SIMD; native sse2 is the same code, native {best_isa} the machine's best:")
-    print(f"{'kernel':<16}{'wasm':>16}{'native sse2':>16}{'ratio':>7}{'native ' + best_isa:>17}{'ratio':>7}")
+    print(f"{'kernel':<15}{'wasm':>17}{'native sse2':>17}{'ratio':>11}{'native ' + best_isa:>17}{'ratio':>11}")
     for name, w in wk["kernels"].items():
         s, b = sse2_k.get(name), best_k.get(name)
         if s is None or b is None:
             continue
-        print(f"{name:<16}{w['medianNs']:>8.1f} [{w['minNs']:>5.1f}]{s[0]:>8.1f} [{s[1]:>5.1f}]{w['medianNs'] / s[0]:>7.2f}"
-              f"{b[0]:>9.1f} [{b[1]:>5.1f}]{w['medianNs'] / b[0]:>7.2f}")
+        cell = lambda med, lo: f"{med:>8.1f} [{lo:>6.1f}]"
+        ratio = lambda n: f"{w['medianNs'] / n[0]:>5.2f}/{w['minNs'] / n[1]:<5.2f}"
+        print(f"{name:<15}{cell(w['medianNs'], w['minNs'])}{cell(s[0], s[1])} {ratio(s)}{cell(b[0], b[1])} {ratio(b)}")
 else:
     print("kernels: " + wk.get("error", "not run"))
 print("the world, 100 avatars of DANCE1 (looping), one thread:")
-step_ms = native["BM_CApi_StepLoop_Dance100"]["real_time"] / 1000.0  # µs per iteration → ms
-step_sse2_ms = native_sse2["BM_CApi_StepLoop_Dance100"]["real_time"] / 1000.0
-print(f"{'':<26}{'wasm':>8}{'sse2':>8}{'ratio':>7}{'best':>8}{'ratio':>7}")
-print(f"{'step, timing off (ms)':<26}{wasm['stepMs']:>8.3f}{step_sse2_ms:>8.3f}{wasm['stepMs'] / step_sse2_ms:>7.2f}"
-      f"{step_ms:>8.3f}{wasm['stepMs'] / step_ms:>7.2f}")
+print(f"{'':<26}{'wasm':>17}{'native sse2':>17}{'ratio':>11}{'native best':>17}{'ratio':>11}")
+ws = (wasm["stepMs"], wasm["stepMinMs"])
+cell = lambda v: f"{v[0]:>8.3f} [{v[1]:>6.3f}]"
+ratio = lambda n: f"{ws[0] / n[0]:>5.2f}/{ws[1] / n[1]:<5.2f}"
+print(f"{'step, timing off (ms)':<26}{cell(ws)}{cell(native_sse2['step'])} {ratio(native_sse2['step'])}"
+      f"{cell(native['step'])} {ratio(native['step'])}")
+print(f"  (median [minimum] of {wasm['stepBatches']} batches of 100 ms in the browser, of 9 repetitions natively)")
 print(f"100 avatars stepped in the browser: {1000.0 / wasm['stepMs']:.0f} steps/s (drawing not included)")
 print("per-system profile (each system of each avatar reads the clock twice: in the browser that is")
 print("performance.now(), a call out of wasm, so the short rows are clock-bound there; µs per avatar-step):")
 for name in ("keyframe_sampling", "pose_blend", "local_to_model", "motion_control"):
     w = wasm["perAvatarUs"].get(name)
-    n = native_sse2["BM_CApi_Phases_Dance100"].get(name)
+    n = native_sse2["phases"].get(name)
     if w is not None and n is not None:
         print(f"  {name:<22}{w:>8.3f}{n:>8.3f}{w / n:>7.2f}")
-prof_sse2_ms = native_sse2["BM_CApi_Phases_Dance100"]["real_time"] / 1000.0
+prof_sse2_ms = native_sse2["phases"]["real_time"] / 1000.0
 print(f"  {'step, timing on (ms)':<22}{wasm['profiledStepMs']:>8.3f}{prof_sse2_ms:>8.3f}{wasm['profiledStepMs'] / prof_sse2_ms:>7.2f}")
 print("the page's crowd, stepped and drawn (headless Chromium, SwiftShader WebGL; main thread: the page's")
 print("step + draw calls per frame; its profile: engine / page / three.js / idle %):")
