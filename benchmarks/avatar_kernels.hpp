@@ -44,6 +44,9 @@ public:
     [[nodiscard]] double checksum() const;
     /// Tracks of the motion (sampled per iteration of Sampling).
     [[nodiscard]] std::size_t tracks() const;
+    /// The local pose the blends write (per joint of the default skeleton: x, y, z, w), for
+    /// comparing the builds' results.
+    [[nodiscard]] const float* pose_rotations() const;
 
 private:
     struct Data;

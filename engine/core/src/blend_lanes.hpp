@@ -21,6 +21,9 @@
 #include <cstring>
 
 #include <immintrin.h>
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#endif
 
 #include "blend_args.hpp"
 #include "slanim/core/clip.hpp"
@@ -182,6 +185,29 @@ constexpr int expand_imm(unsigned m) {
         if (m >> l & 1u) imm |= (k++) << (2 * l);
     return imm;
 }
+#if defined(__wasm_simd128__)
+// wasm SIMD: one byte swizzle per mask from a table (i8x16.swizzle), where the switch below
+// would dispatch on every call; indices ≥ 16 give zero bytes, so lanes off read as zero.
+struct ExpandTable {
+    alignas(16) std::uint8_t index[16][16];
+    constexpr ExpandTable() : index{} {
+        for (unsigned m = 0; m < 16; ++m) {
+            unsigned k = 0;
+            for (unsigned l = 0; l < 4; ++l) {
+                const bool on = m >> l & 1u;
+                for (unsigned b = 0; b < 4; ++b) index[m][4 * l + b] = static_cast<std::uint8_t>(on ? 4 * k + b : 0x80);
+                k += on ? 1u : 0u;
+            }
+        }
+    }
+};
+inline constexpr ExpandTable kExpand{};
+struct Expand {
+    v128_t index;
+    explicit Expand(unsigned m) : index(wasm_v128_load(kExpand.index[m & 15u])) {}
+    F operator()(F v) const { return reinterpret_cast<F>(wasm_i8x16_swizzle(reinterpret_cast<v128_t>(v), index)); }
+};
+#else
 template <unsigned M>
 inline F expand_const(F v) {
     return and_(_mm_shuffle_ps(v, v, expand_imm(M)), lane_mask(M));
@@ -202,6 +228,7 @@ struct Expand {
         }
     }
 };
+#endif  // __wasm_simd128__
 #endif
 constexpr unsigned kAllLanes = (1u << W) - 1u;
 inline F abs_(F a) { return and_(a, set1_bits(0x7FFFFFFF)); }

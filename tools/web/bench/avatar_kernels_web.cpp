@@ -29,6 +29,8 @@ EMSCRIPTEN_KEEPALIVE double slanim_kernels_run(AvatarKernels* k, int kernel, int
     k->run(static_cast<AvatarKernel>(kernel), iterations);
     return k->checksum();
 }
+/// The local pose the blends write: 4 floats (x, y, z, w) per joint of the default skeleton.
+EMSCRIPTEN_KEEPALIVE const float* slanim_kernels_pose(AvatarKernels* k) { return k ? k->pose_rotations() : nullptr; }
 /// The instruction set the kernels run (isa_name(active_isa())).
 EMSCRIPTEN_KEEPALIVE const char* slanim_kernels_isa() { return slanim::isa_name(slanim::active_isa()); }
 
