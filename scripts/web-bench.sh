@@ -134,15 +134,17 @@ for name in ("keyframe_sampling", "pose_blend", "local_to_model", "motion_contro
         print(f"  {name:<22}{w:>8.3f}{n:>8.3f}{w / n:>7.2f}")
 prof_sse2_ms = native_sse2["phases"]["real_time"] / 1000.0
 print(f"  {'step, timing on (ms)':<22}{wasm['profiledStepMs']:>8.3f}{prof_sse2_ms:>8.3f}{wasm['profiledStepMs'] / prof_sse2_ms:>7.2f}")
-print("the page's crowd, stepped and drawn (headless Chromium, SwiftShader WebGL; main thread: the page's")
-print("step + draw calls per frame; its profile: engine / page / three.js / idle %):")
+print("the page's crowd, stepped and drawn (headless Chromium, SwiftShader WebGL); the main thread's busy ms")
+print("a frame from a CPU profile (engine = slanim.wasm + slanim-api.js, page = app/, three.js, other = WebGL")
+print("calls and the browser, gc):")
 for arg in sys.argv[6:9]:
     crowd = json.loads(arg)
     for r in crowd["runs"]:
-        p = r["mainThreadProfilePercent"]
+        b = r["mainThreadBusyMsPerFrameByPart"]
+        parts = " ".join(f"{k} {b.get(k, 0):.1f}" for k in ("engine", "page", "three.js", "other", "gc"))
         print(f"  {r['crowd']:>3} avatars {r['viewport']:>9}: {r['fps']:6.2f} fps ({r['frameIntervalMs']:7.1f} ms a frame), "
-              f"main thread {r['mainThreadFrameMs']:6.1f} ms ({p.get('engine', 0)} / {p.get('page', 0)} / {p.get('three.js', 0)} / "
-              f"{p.get('idle', 0)} %), {r['drawCallsPerFrame']} draw calls, {r['trianglesPerFrame']:,} triangles"
+              f"main thread busy {r['mainThreadBusyMsPerFrame']:6.1f} ms ({parts}), "
+              f"{r['drawCallsPerFrame']} draw calls, {r['trianglesPerFrame']:,} triangles"
               + (f", errors: {r['errors']}" if r["errors"] else ""))
 if wasm.get("consoleErrors"):
     print("console errors:", wasm["consoleErrors"])

@@ -3,11 +3,12 @@
 // URL (the built page) in headless Chromium with software WebGL (SwiftShader, as the browser
 // tests run it), opens DANCE1.anim through the file input, presses the crowd button with N
 // avatars and plays for SECONDS after a warm-up second, at each viewport size given. Per size:
-// frames drawn per second (requestAnimationFrame callbacks), the page's own frame time (its
-// step + pose read-back + draw calls, on the main thread: `slanimTest.frameMs()`), and a CPU
-// profile of the main thread split into the engine (slanim.wasm, its loader and slanim-api.js),
-// the page's modules (app/: instance matrices, overlays), three.js (the draw calls) and the
-// rest; and the draw calls and triangles (lines) WebGL was given per frame (counted by wrapping
+// frames drawn per second (requestAnimationFrame callbacks, no profiler attached), then over
+// another SECONDS a CPU profile of the main thread: the ms a frame it was busy, split into the
+// engine (slanim.wasm, its loader and slanim-api.js), the page's modules (app/: instance
+// matrices, overlays), three.js, garbage collection and the rest (WebGL calls, the browser);
+// the page's own frame-time average (`slanimTest.frameMs()`, an exponential average that lags
+// a slow crowd by many frames); and the draw calls and triangles (lines) WebGL was given per frame (counted by wrapping
 // the context's draw functions before the page loads: the page is not changed). What the main
 // thread does not account for of a frame is spent outside it (SwiftShader rasterising in the
 // GPU process) or waiting for it. Prints one JSON object.
@@ -103,17 +104,24 @@ try {
     await cdp.send('Profiler.enable');
     await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
     await cdp.send('Profiler.start');
-    await countFrames(seconds * 1000);
+    const profiled = await countFrames(seconds * 1000);
     const { profile } = await cdp.send('Profiler.stop');
+    const split = splitProfile(profile);
+    // ms a frame the main thread was busy (not idle) in the profiled window, per part.
+    const busyMs = {};
+    for (const [k, pct] of Object.entries(split))
+      if (k !== 'idle') busyMs[k] = +(pct / 100 * profiled.ms / Math.max(1, profiled.frames)).toFixed(2);
+    const mainBusyMs = +Object.values(busyMs).reduce((a, b) => a + b, 0).toFixed(2);
     const r = await page.evaluate(() => ({
       crowd: window.slanimTest.crowd(),
       label: document.getElementById('frame-time').textContent,
     }));
     out.runs.push({
       viewport: `${width}x${height}`, crowd: r.crowd, fps: counted.frames * 1000 / counted.ms,
-      frameIntervalMs: counted.ms / Math.max(1, counted.frames), mainThreadFrameMs: frameMs,
+      frameIntervalMs: counted.ms / Math.max(1, counted.frames), pageFrameMsAverage: frameMs,
+      mainThreadBusyMsPerFrame: mainBusyMs, mainThreadBusyMsPerFrameByPart: busyMs,
       drawCallsPerFrame: perFrame('draws'), trianglesPerFrame: perFrame('triangles'), linesPerFrame: perFrame('lines'),
-      label: r.label, mainThreadProfilePercent: splitProfile(profile), errors,
+      label: r.label, mainThreadProfilePercent: split, errors,
     });
     await page.close();
   }
