@@ -7,7 +7,9 @@
 # build uses (libfmt-dev, nlohmann-json3-dev, libpugixml-dev, libtinygltf-dev, libstb-dev), and
 # once, pugixml's source (Debian ships the library compiled, not its source),
 # fetched with `apt-get source` into build-web/deps/ through a private source list.
-# Only the page's targets are built; the compiler runs through ccache when installed. Last,
+# Only the page's targets are built, and the browser benchmark's kernel module
+# (build-web/web-bench/slanim-bench.wasm, read by scripts/web-bench.sh; not part of the page);
+# the compiler runs through ccache when installed. Last,
 # tools/web/assemble.sh copies the page and three.js (npm ci --prefix tools/web, once) beside them.
 # Usage: scripts/build-web.sh [BUILD_DIR]   (default build-web/)
 set -euo pipefail
@@ -49,7 +51,7 @@ if [[ ! -f "$BUILD/build.ninja" ]]; then
     "${launcher[@]}" -DSLANIM_WASM_DEPS_INCLUDE="$(realpath "$DEPS/include")" \
     -DSLANIM_WASM_PUGIXML_SOURCE="$(realpath "$PUGI")"
 fi
-cmake --build "$BUILD" --parallel "${SLANIM_JOBS:-2}" --target slanim_web slanim_web_files
+cmake --build "$BUILD" --parallel "${SLANIM_JOBS:-2}" --target slanim_web slanim_web_files slanim_bench_web
 # The page's index.html, style.css, app/ and three.js (tools/web/node_modules, pinned).
 if [[ ! -f tools/web/node_modules/three/build/three.module.js ]]; then
   npm ci --prefix tools/web --ignore-scripts --no-audit --no-fund

@@ -21,6 +21,9 @@
 #include <cstring>
 
 #include <immintrin.h>
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#endif
 
 #include "blend_args.hpp"
 #include "slanim/core/clip.hpp"
@@ -69,7 +72,6 @@ inline F le(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_LE_OQ); }
 inline F gt(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
 inline F eq(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_EQ_OQ); }
 inline F neq(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_NEQ_UQ); }  // NaN: true
-inline F ord(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_ORD_Q); }
 inline unsigned bits(F m) { return static_cast<unsigned>(_mm256_movemask_ps(m)); }
 inline F loadu(const float* p) { return _mm256_loadu_ps(p); }
 inline void storeu(float* p, F v) { _mm256_storeu_ps(p, v); }
@@ -150,7 +152,6 @@ inline F le(F a, F b) { return _mm_cmple_ps(a, b); }    // ordered
 inline F gt(F a, F b) { return _mm_cmpgt_ps(a, b); }    // ordered
 inline F eq(F a, F b) { return _mm_cmpeq_ps(a, b); }    // ordered
 inline F neq(F a, F b) { return _mm_cmpneq_ps(a, b); }  // unordered: NaN gives true
-inline F ord(F a, F b) { return _mm_cmpord_ps(a, b); }
 inline unsigned bits(F m) { return static_cast<unsigned>(_mm_movemask_ps(m)); }
 inline F loadu(const float* p) { return _mm_loadu_ps(p); }
 inline void storeu(float* p, F v) { _mm_storeu_ps(p, v); }
@@ -184,6 +185,29 @@ constexpr int expand_imm(unsigned m) {
         if (m >> l & 1u) imm |= (k++) << (2 * l);
     return imm;
 }
+#if defined(__wasm_simd128__)
+// wasm SIMD: one byte swizzle per mask from a table (i8x16.swizzle), where the switch below
+// would dispatch on every call; indices ≥ 16 give zero bytes, so lanes off read as zero.
+struct ExpandTable {
+    alignas(16) std::uint8_t index[16][16];
+    constexpr ExpandTable() : index{} {
+        for (unsigned m = 0; m < 16; ++m) {
+            unsigned k = 0;
+            for (unsigned l = 0; l < 4; ++l) {
+                const bool on = m >> l & 1u;
+                for (unsigned b = 0; b < 4; ++b) index[m][4 * l + b] = static_cast<std::uint8_t>(on ? 4 * k + b : 0x80);
+                k += on ? 1u : 0u;
+            }
+        }
+    }
+};
+inline constexpr ExpandTable kExpand{};
+struct Expand {
+    v128_t index;
+    explicit Expand(unsigned m) : index(wasm_v128_load(kExpand.index[m & 15u])) {}
+    F operator()(F v) const { return reinterpret_cast<F>(wasm_i8x16_swizzle(reinterpret_cast<v128_t>(v), index)); }
+};
+#else
 template <unsigned M>
 inline F expand_const(F v) {
     return and_(_mm_shuffle_ps(v, v, expand_imm(M)), lane_mask(M));
@@ -204,6 +228,7 @@ struct Expand {
         }
     }
 };
+#endif  // __wasm_simd128__
 #endif
 constexpr unsigned kAllLanes = (1u << W) - 1u;
 inline F abs_(F a) { return and_(a, set1_bits(0x7FFFFFFF)); }
@@ -304,8 +329,10 @@ inline F capped_sum(F w, F sum) {
 }
 // sum / nw on the lanes of `lanes`; skipped where every such lane has nw = 1 and a sum that is
 // not NaN (x / 1 = x exactly), as the AVX-512 fold does.
+// (`sum == sum` is the not-NaN test: one compare everywhere, where wasm SIMD has no ordered
+// compare and Emscripten's _mm_cmpord_ps takes three instructions.)
 inline F ratio(unsigned lanes, F sum, F nw) {
-    const F exact = and_(eq(nw, set1(1.f)), ord(sum, sum));
+    const F exact = and_(eq(nw, set1(1.f)), eq(sum, sum));
     return (lanes & ~bits(exact)) ? div(sum, nw) : sum;
 }
 
