@@ -236,8 +236,9 @@ public:
     /// and to `local`. Returns true when joint transforms changed (the caller recomputes the
     /// model pose). No allocation in steady state.
     bool morph(const MotionController& controller, LocalPose& local);
-    /// The skin phase: skinning matrices from the model pose and local scales, then skins every
-    /// mesh. A mesh the morph phase changed is copied into a bind pose of the avatar's own;
+    /// The skin phase: skinning matrices from the model pose and local scales (each distinct
+    /// joint entry of the meshes' lists once, then copied into every mesh's list), then skins
+    /// every mesh. A mesh the morph phase changed is copied into a bind pose of the avatar's own;
     /// with a shared cache, a mesh unchanged since the previous skin phase is settled (looked
     /// up, BindPoseCache). No allocation, except a new bind pose when a shared one is left and
     /// the cache has no free one of that mesh.
@@ -245,7 +246,7 @@ public:
     /// Asks the CPU to fetch what morph() and skin() read first for this avatar, in two
     /// steps so that neither waits for memory: step 0 the skinned meshes' set-up array (read
     /// through this object, which the caller fetched before), step 1 (a step later) the joint
-    /// lists, matrices and mesh revisions it points to; not the vertex streams. A world runs the
+    /// entries of the palette, the meshes' matrices, mesh revisions and bind-pose entries; not the vertex streams. A world runs the
     /// steps an avatar or two ahead to overlap the cache misses with other avatars' work. Reads
     /// only this object's containers; no effect on results. `step` is 0 or 1 (other values act
     /// as 1). Call from the thread that runs this avatar.
