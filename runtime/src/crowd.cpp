@@ -133,8 +133,14 @@ void Crowd::start_due_gestures() {
     }
 }
 
+int Crowd::warm_up_steps() const {
+    if (settings_.mode != CrowdMode::Churn) return kWarmUpSteps;
+    return kWarmUpSteps + static_cast<int>(std::ceil(1.5f * settings_.gesture_period / kStep));
+}
+
 void Crowd::warm_up() {
-    for (int f = 0; f < kWarmUpSteps; ++f) step();
+    const int steps = warm_up_steps();
+    for (int f = 0; f < steps; ++f) step();
 }
 
 void Crowd::set_profiling(bool on) {

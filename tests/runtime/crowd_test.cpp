@@ -547,6 +547,16 @@ TEST(Crowd, ChurnGesturesStartAndStop) {
 
 // With an Appearance, the gestures' emote and hand pose are in flight: at any time some avatars
 // morph their face (express_smile) or hand (salute_r) while others have none.
+TEST(Crowd, ChurnWarmUpReachesTheSteadyState) {
+    // A churn crowd's first gestures are staggered over one period: the warm-up covers 1.5
+    // periods, so every avatar has started one before the measured steps.
+    auto w_owner = World::create(WorldOptions{1, 4}).value();
+    const auto crowd = make_churn(*w_owner, 40);
+    EXPECT_EQ(crowd->warm_up_steps(), Crowd::kWarmUpSteps + 360);  // the default 4 s period
+    crowd->warm_up();
+    EXPECT_GE(crowd->gestures_started(), 40u);
+}
+
 TEST(Crowd, ChurnKeepsEmotesAndHandPosesInFlight) {
     test::Synthetic f;
     auto w_owner = World::create(WorldOptions{2, 4}).value();

@@ -129,7 +129,8 @@ CLI::App* add_crowd_subcommand(CLI::App& app, CrowdOptions& o) {
     auto* c = app.add_subcommand(
         "crowd",
         "Measure the world at crowd scale: N avatars playing motions, stepped at 1/60 s for S seconds of "
-        "wall time after 60 warm-up steps; prints a per-system table and the line 'crowd: N avatars, T threads, "
+        "wall time after warm-up steps (60; a churn crowd 420, 7 s simulated, so that its gestures are spread as in "
+        "its steady state); prints a per-system table and the line 'crowd: N avatars, T threads, "
         "MODE, P50 ms/step p50, P99 ms/step p99, M KiB/avatar'. By default a churn crowd (MODE churn): every "
         "avatar keeps one base motion and starts a gesture (a motion with an emote and a hand pose) every 3-5 s "
         "at a staggered time, so starts, fades, stops, emotes and hand-pose morphs are always in flight; "

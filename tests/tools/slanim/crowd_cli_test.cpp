@@ -317,8 +317,8 @@ TEST(CrowdCli, ChurnIsTheDefault) {
     EXPECT_NE(r.err.find("churn crowd on the embedded default skeleton"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("gesture of (demo_gesture)"), std::string::npos) << r.err;
     check_summary(r.out, 20, 2, "churn");
-    // The 60 warm-up steps alone take every avatar past its first gesture time (< 4 s) at least
-    // once in 1 s for about a quarter of them; the measured run adds many more seconds.
+    // The warm-up (7 s simulated) takes every avatar past its first gesture time (< 4 s); the
+    // measured run adds more.
     EXPECT_GT(gestures_started(r.out), 5) << r.out;
     EXPECT_GT(table_us(r.out, "motion_control", "control"), 0.0) << r.out;
     EXPECT_GE(table_us(r.out, "gesture_schedule", "host"), 0.0) << r.out;  // the churn schedule's row

@@ -95,9 +95,15 @@ class Crowd {
 public:
     /// The fixed time step of crowd measurements, seconds.
     static constexpr float kStep = 1.f / 60.f;
-    /// Steps of warm_up() (1 s: past every ease-in; the churn schedule is staggered from t = 0,
-    /// so it is in its steady state too).
+    /// Steps of warm_up() for a settled crowd (1 s: past every ease-in).
     static constexpr int kWarmUpSteps = 60;
+    /// Steps of warm_up(): kWarmUpSteps, and for a churn crowd as many more as cover 1.5
+    /// gesture periods (420 steps, 7 s, with the default 4 s period), so that every avatar has
+    /// started gestures and their starts, fades and stops are spread as in the steady state
+    /// (the first gestures are staggered over one period: after 1 s only a quarter of the
+    /// avatars had started one, and a skinned churn crowd then stepped ~30 % faster than in
+    /// its steady state).
+    [[nodiscard]] int warm_up_steps() const;
 
     /// Creates `avatars` (≥ 1) avatars on `skeleton` in `world` and starts their motions (see
     /// CrowdMode). Returns an Error (nothing created) for an empty mix, a churn crowd without
@@ -110,7 +116,7 @@ public:
     /// not fit the skeleton) ends it and is returned.
     std::optional<Error> set_appearances(const std::function<Result<std::shared_ptr<Appearance>>(int)>& make);
 
-    /// kWarmUpSteps steps, before any measured one.
+    /// warm_up_steps() steps, before any measured one.
     void warm_up();
     /// One step of kStep: the gestures due by the crowd's clock start (the avatar's previous
     /// gesture is stopped, easing out), then World::step(kStep).
