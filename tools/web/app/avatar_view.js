@@ -85,9 +85,12 @@ export class AvatarView {
       o.geometry?.dispose();
     }
     const n = this.count;
-    this.limbs = new THREE.InstancedMesh(new THREE.CylinderGeometry(1, 1, 1, 10, 1, true),
+    // A crowd's bodies in fewer triangles (the joint spheres are ~90 % of an avatar's): with
+    // software WebGL the frame rate of a crowd is bound by rasterising them (docs/web.md).
+    const crowd = n > 1;
+    this.limbs = new THREE.InstancedMesh(new THREE.CylinderGeometry(1, 1, 1, crowd ? 6 : 10, 1, true),
       this.bodyMaterial, Math.max(1, n * this.segments.length));
-    this.knuckles = new THREE.InstancedMesh(new THREE.SphereGeometry(1, 12, 8),
+    this.knuckles = new THREE.InstancedMesh(new THREE.SphereGeometry(1, crowd ? 6 : 12, crowd ? 4 : 8),
       this.bodyMaterial, Math.max(1, n * (this.bodyJoints.length + 1)));
     for (const m of [this.limbs, this.knuckles]) {
       m.instanceMatrix.setUsage(THREE.DynamicDrawUsage);
