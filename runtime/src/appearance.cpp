@@ -403,7 +403,6 @@ void Appearance::prefetch(int step) const {
         __builtin_prefetch(palette_index_[m].data(), 0, 3);
         prefetch_range(sm.matrices.data(), sm.matrices.size() * sizeof(SkinMatrix));
         __builtin_prefetch(&meshes[static_cast<std::size_t>(sm.mesh)].revision, 0, 3);
-        if (sm.bind) prefetch_range(sm.bind, 128);  // the entry's stream pointers
     }
 }
 

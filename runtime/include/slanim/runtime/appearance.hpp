@@ -246,7 +246,7 @@ public:
     /// Asks the CPU to fetch what morph() and skin() read first for this avatar, in two
     /// steps so that neither waits for memory: step 0 the skinned meshes' set-up array (read
     /// through this object, which the caller fetched before), step 1 (a step later) the joint
-    /// entries of the palette, the meshes' matrices, mesh revisions and bind-pose entries; not the vertex streams. A world runs the
+    /// entries of the palette, the meshes' matrices and mesh revisions; not the vertex streams. A world runs the
     /// steps an avatar or two ahead to overlap the cache misses with other avatars' work. Reads
     /// only this object's containers; no effect on results. `step` is 0 or 1 (other values act
     /// as 1). Call from the thread that runs this avatar.
