@@ -524,6 +524,28 @@ TEST(SlSkinningJob, EveryVertexOfEveryIsaMatchesTheReference) {
     }
 }
 
+/// An SlSkinningJob of `mesh` (positions and normals) on `isa`, writing nowhere yet.
+SlSkinningJob sl_job(const std::vector<SkinMatrix>& mats, const std::vector<float>& w, const Mesh& mesh,
+                     SkinningIsa isa) {
+    SlSkinningJob job;
+    job.matrices = mats;
+    job.weights = w;
+    job.in_positions = mesh.in_p.in();
+    job.in_normals = mesh.in_n.in();
+    job.isa = isa;
+    return job;
+}
+
+/// Every vertex v in [begin, end) of the two outputs has the same bits.
+void expect_same_bits(const SoaVec3Buffer& p0, const SoaVec3Buffer& n0, const SoaVec3Buffer& p1,
+                      const SoaVec3Buffer& n1, std::size_t begin, std::size_t end, SkinningIsa isa) {
+    for (std::size_t v = begin; v < end; ++v) {
+        const Vec3 a = p0.get(v), b = p1.get(v), c = n0.get(v), d = n1.get(v);
+        ASSERT_EQ(std::memcmp(&a, &b, sizeof a), 0) << to_string(isa) << " " << v;
+        ASSERT_EQ(std::memcmp(&c, &d, sizeof c), 0) << to_string(isa) << " " << v;
+    }
+}
+
 TEST(SlSkinningJob, StreamingStoresWriteTheSameBits) {
     // Non-temporal stores (aligned SoA buffers, blocks of 16) must not change a value; a slice
     // starting off a block boundary falls back to ordinary stores.
@@ -537,12 +559,7 @@ TEST(SlSkinningJob, StreamingStoresWriteTheSameBits) {
     for (SkinningIsa isa : all_isas()) {
         if (!skinning_isa_supported(isa)) continue;
         SoaVec3Buffer p0(n), n0(n), p1(n), n1(n);
-        SlSkinningJob job;
-        job.matrices = mats;
-        job.weights = w;
-        job.in_positions = mesh.in_p.in();
-        job.in_normals = mesh.in_n.in();
-        job.isa = isa;
+        SlSkinningJob job = sl_job(mats, w, mesh, isa);
         job.out_positions = p0.out();
         job.out_normals = n0.out();
         ASSERT_TRUE(job.run());
@@ -552,11 +569,7 @@ TEST(SlSkinningJob, StreamingStoresWriteTheSameBits) {
         job.out_normals = n1.out();
         ASSERT_TRUE(job.run());
         ASSERT_TRUE(job.slice(5, 200).run());  // unaligned start: ordinary stores
-        for (std::size_t v = 0; v < n; ++v) {
-            const Vec3 a = p0.get(v), b = p1.get(v), c = n0.get(v), d = n1.get(v);
-            ASSERT_EQ(std::memcmp(&a, &b, sizeof a), 0) << to_string(isa) << " " << v;
-            ASSERT_EQ(std::memcmp(&c, &d, sizeof c), 0) << to_string(isa) << " " << v;
-        }
+        expect_same_bits(p0, n0, p1, n1, 0, n, isa);
     }
 }
 
@@ -988,12 +1001,7 @@ TEST(SlSkinningJob, BlocksOfOneEntryGiveTheSameBitsAsMixedBlocks) {
     for (SkinningIsa isa : all_isas()) {
         if (!skinning_isa_supported(isa)) continue;
         SoaVec3Buffer p0(n), n0(n), p1(n), n1(n);
-        SlSkinningJob job;
-        job.matrices = mats;
-        job.weights = w;
-        job.in_positions = mesh.in_p.in();
-        job.in_normals = mesh.in_n.in();
-        job.isa = isa;
+        SlSkinningJob job = sl_job(mats, w, mesh, isa);
         job.out_positions = p0.out();
         job.out_normals = n0.out();
         ASSERT_TRUE(job.run());
@@ -1003,11 +1011,7 @@ TEST(SlSkinningJob, BlocksOfOneEntryGiveTheSameBitsAsMixedBlocks) {
         ASSERT_TRUE(job.slice(1, n - 1).run());
         // Vertices 1 .. n − 16 run in whole blocks both times (the last ones of the slice may
         // run on the scalar tail).
-        for (std::size_t v = 1; v + 16 <= n; ++v) {
-            const Vec3 a = p0.get(v), b = p1.get(v), c = n0.get(v), d = n1.get(v);
-            ASSERT_EQ(std::memcmp(&a, &b, sizeof a), 0) << to_string(isa) << " " << v;
-            ASSERT_EQ(std::memcmp(&c, &d, sizeof c), 0) << to_string(isa) << " " << v;
-        }
+        expect_same_bits(p0, n0, p1, n1, 1, n - 15, isa);
     }
 }
 
