@@ -169,7 +169,9 @@ public:
     /// Resizes to n vertices; contents become zero. Allocates (call at set-up, not per frame).
     void resize(std::size_t n);
     [[nodiscard]] std::size_t size() const { return size_; }
-    /// The three planes (inline: the skin phase calls these for every mesh of every avatar).
+    /// Views of the x, y and z planes, size() floats each (metres or unit vectors, as stored);
+    /// empty views before the first resize(). Valid until the next resize() or move. Inline:
+    /// the skin phase calls these for every mesh of every avatar.
     [[nodiscard]] SoaVec3In in() const {
         const float* d = data_.get();
         if (!d) return {};
@@ -233,8 +235,11 @@ struct SlSkinningJob {
     SoaVec3Out out_normals;  ///< required iff in_normals is given
     SkinningIsa isa = SkinningIsa::Auto;
     /// Write the outputs with non-temporal stores, as PackedSkinningJob: for outputs not read
-    /// again soon by this core (a crowd's meshes, uploaded later); the AVX-512 kernel uses them
-    /// where the output streams are 64-byte aligned. Same results either way.
+    /// again soon by this core (a crowd's meshes, uploaded later). The AVX-512 kernel uses them
+    /// where the output streams are 64-byte aligned, the AVX2 kernel where they are 32-byte
+    /// aligned at the first vertex; the scalar kernel (and the vertices after the last whole
+    /// block) never. Same results either way; the outputs are visible to other threads once
+    /// run() returns (the kernels end with a store fence).
     bool streaming_stores = false;
 
     /// False when matrices is empty or has more than 2^24 entries, a stream is shorter than
