@@ -380,6 +380,8 @@ bool Appearance::morph(const MotionController& controller, LocalPose& local) {
     job.stats = &stats_;
     if (state_.dirty()) std::fill(touched_.begin(), touched_.end(), std::uint8_t{0});
     job.touched = touched_;
+    // Skinned: the skin phase evaluates the animated slots into its bind pose (update_bind_pose).
+    job.defer_animated = options_.skin;
     detail::require_ran(job.run(), "VisualParamUpdateJob (an appearance's params)");
     return stats_.skeletal_applied > 0;
 }
@@ -396,7 +398,7 @@ void Appearance::prefetch(int step) const {
         prefetch_range(skinned_.data(), skinned_.size() * sizeof(SkinnedMesh));
         return;
     }
-    const auto meshes = state_.meshes();
+    const auto meshes = state_.meshes_as_stored();
     prefetch_range(palette_joints_.entries.data(), palette_joints_.entries.size() * sizeof(SkinJointEntry));
     for (std::size_t m = 0; m < skinned_.size(); ++m) {
         const SkinnedMesh& sm = skinned_[m];
@@ -423,6 +425,30 @@ void Appearance::build_palette() {
     palette_.resize(palette_joints_.entries.size());
 }
 
+bool Appearance::changed(const SkinnedMesh& sm) const {
+    return !sm.bind_valid || sm.seen_revision != state_.meshes_as_stored()[sm.mesh].revision ||
+           sm.seen_serial != state_.animated_serial(sm.mesh);
+}
+
+void Appearance::update_bind_pose(SkinnedMesh& sm) {
+    // The morph phase defers the animated slots (hand poses, emotes, blinks) to here: they are
+    // evaluated straight into the bind pose (coordinates and normals only), and while only they
+    // change, into the entry we already hold, leaving the rest of the mesh as it is.
+    const MeshBuffers& mb = state_.meshes_as_stored()[sm.mesh];
+    BindPoseCache::Entry* own = bind_poses_->writable(sm.bind, &model(), sm.mesh, mb.coords.size());
+    if (!sm.bind_valid || own != sm.bind || sm.seen_revision != mb.revision) {
+        aos_to_soa(mb.coords, own->positions.out());
+        aos_to_soa(mb.normals, own->normals.out());
+    }
+    sm.bind = own;
+    if (state_.animated_pending(static_cast<std::size_t>(sm.mesh)))
+        state_.evaluate_animated_into(static_cast<std::size_t>(sm.mesh), own->positions.out(), own->normals.out());
+    sm.seen_revision = mb.revision;
+    sm.seen_serial = state_.animated_serial(static_cast<std::size_t>(sm.mesh));
+    sm.bind_valid = true;
+    sm.settled = !options_.bind_poses;  // a cache of our own: nothing to look up
+}
+
 void Appearance::skin(const ModelPose& model_pose, const LocalPose& local) {
     // Every distinct skinning matrix once (SlSkinMatricesJob), then each mesh's list from them.
     SlSkinMatricesJob mj;
@@ -437,13 +463,8 @@ void Appearance::skin(const ModelPose& model_pose, const LocalPose& local) {
         const std::vector<std::uint16_t>& index = palette_index_[m];
         for (std::size_t e = 0; e < index.size(); ++e) sm.matrices[e] = palette_[index[e]];
 
-        const MeshBuffers& mb = state_.meshes()[sm.mesh];
-        if (sm.seen_revision != mb.revision) {
-            sm.bind = bind_poses_->writable(sm.bind, &model(), sm.mesh, mb.coords.size());
-            aos_to_soa(mb.coords, sm.bind->positions.out());
-            aos_to_soa(mb.normals, sm.bind->normals.out());
-            sm.seen_revision = mb.revision;
-            sm.settled = !options_.bind_poses;  // a cache of our own: nothing to look up
+        if (changed(sm)) {
+            update_bind_pose(sm);
         } else if (!sm.settled) {
             // Unchanged for a frame: share an equal bind pose, or offer ours.
             sm.bind = bind_poses_->settle(sm.bind);

@@ -352,6 +352,66 @@ TEST(Appearance, RealLindenAnimationDrivesHandAndEmoteMorphs) {
         for (std::size_t v = 0; v < sm.positions.size(); ++v) ASSERT_TRUE(is_finite(sm.positions.get(v)));
 }
 
+// The skin phase evaluates the animated slots straight into its bind pose (the morph phase
+// defers them, VisualParamUpdateJob::defer_animated): through a real hand-pose and emote fade, on
+// two skinned avatars sharing a cache (their entries are reused while they fade, exchanged when
+// they settle and fade again) and one unskinned twin that evaluates its meshes eagerly, every
+// bind pose equals the twin's morphed coordinates and normals bit for bit, every frame.
+TEST(Appearance, SkinPhaseEvaluatesTheAnimatedSlotsLikeTheMorphPhase) {
+    const std::filesystem::path shared(SLANIM_SHARED_DIR);
+    const auto dir = shared / "sl-character";
+    const auto anim = shared / "anims" / "linden" / "PUNCH_R.anim";  // hand pose fist, Express_Frown
+    if (!std::filesystem::exists(dir / "avatar_lad.xml") || !std::filesystem::exists(anim))
+        GTEST_SKIP() << "reference data not found under " << SLANIM_SHARED_DIR;
+    auto skel = load_skeleton(dir);
+    ASSERT_TRUE(skel) << skel.error().describe();
+    auto model = load_appearance_model(dir, *skel);
+    ASSERT_TRUE(model) << model.error().describe();
+    auto motion = load_motion(anim.string(), **skel);
+    ASSERT_TRUE(motion) << motion.error().describe();
+    const auto clip = MotionClip::build(*motion, **skel, "PUNCH_R");
+    World world;
+    const auto cache = std::make_shared<BindPoseCache>();
+    std::vector<Appearance*> skinned;
+    Appearance* twin = nullptr;
+    for (int k = 0; k < 3; ++k) {
+        const Entity e = world.create_avatar(*skel);
+        AppearanceOptions o;
+        o.skin = k < 2;
+        o.bind_poses = o.skin ? cache : nullptr;
+        auto app = Appearance::create(*model, o);
+        ASSERT_TRUE(app) << app.error().describe();
+        AppearanceFeature::of(world).set(e, std::shared_ptr<Appearance>(std::move(*app)));
+        Appearance* a = AppearanceFeature::of(world).get(e);
+        (k < 2 ? skinned.push_back(a) : void(twin = a));
+        world.controller(e).start(clip);
+    }
+    const auto same = [](SoaVec3In soa, const std::vector<Vec3>& aos) {
+        std::vector<Vec3> v(aos.size());
+        soa_to_aos(soa, v);
+        return std::memcmp(v.data(), aos.data(), v.size() * sizeof(Vec3)) == 0;
+    };
+    int checked = 0, fading = 0;
+    for (int frame = 0; frame < 150; ++frame) {
+        if (frame == 100)  // fade again: the settled, shared entries are exchanged for own ones
+            for (std::size_t i = 0; i < 3; ++i) world.controller(world.entity_at(i)).start(clip);
+        world.step(1.f / 30.f);
+        const auto meshes = twin->state().meshes();
+        for (const Appearance* a : skinned) {
+            for (const SkinnedMesh& sm : a->skinned()) {
+                const MeshBuffers& want = meshes[static_cast<std::size_t>(sm.mesh)];
+                ASSERT_TRUE(same(sm.bind_positions(), want.coords)) << "frame " << frame << " mesh " << sm.mesh;
+                ASSERT_TRUE(same(sm.bind_normals(), want.normals)) << "frame " << frame << " mesh " << sm.mesh;
+                ++checked;
+            }
+            fading += a->state().animated_pending(static_cast<std::size_t>((*model)->find_mesh("headMesh")));
+        }
+    }
+    EXPECT_GT(checked, 0);
+    EXPECT_GT(fading, 20);  // the skinned avatars deferred their emote fades
+    EXPECT_GT(cache->stats().hits, 0u);  // and shared their settled meshes in between
+}
+
 namespace {
 
 /// Eight avatars of the synthetic model on `threads` threads, skinned with `cache` (null: every

@@ -52,10 +52,12 @@ struct Avx2Lanes {
 }  // namespace
 
 void evaluate_avx2(const Args& a) { evaluate<Avx2Lanes>(a); }
+void evaluate_soa_avx2(const Args& a) { evaluate_soa<Avx2Lanes>(a); }
 
 }  // namespace slanim::animated_detail
 #else
 namespace slanim::animated_detail {
 void evaluate_avx2(const Args& a) { evaluate_scalar(a); }
+void evaluate_soa_avx2(const Args& a) { evaluate_soa_scalar(a); }
 }  // namespace slanim::animated_detail
 #endif

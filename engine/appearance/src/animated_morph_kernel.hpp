@@ -35,12 +35,19 @@ struct Args {
     const float* const* deltas = nullptr;   ///< per active morph: kDeltaPlanes × stride
     const float* weights = nullptr;         ///< per active morph
     std::size_t active = 0;
-    MeshBuffers* out = nullptr;
+    MeshBuffers* out = nullptr;  ///< evaluate_*: the mesh's AoS buffers
+    /// evaluate_soa_*: SoA coordinate x, y, z and normal x, y, z streams indexed by mesh vertex.
+    float* soa[6] = {};
 };
 
+/// The slots into `out`: every MeshBuffers stream.
 void evaluate_scalar(const Args& a);
 void evaluate_sse2(const Args& a);
 void evaluate_avx2(const Args& a);
+/// The slots' coordinates and normals only, into `soa` (the same bits as evaluate_*).
+void evaluate_soa_scalar(const Args& a);
+void evaluate_soa_sse2(const Args& a);
+void evaluate_soa_avx2(const Args& a);
 
 namespace {
 
@@ -62,6 +69,30 @@ inline void normalized_or(typename L::V& x, typename L::V& y, typename L::V& z, 
     z = L::select(ok, z, L::load(f + 2 * S));
 }
 
+/// Planes [0, kPlanes) of slots [j, j + L::W): the shape plus each active morph's deltas
+/// (coordinates and texture coordinates by the weight, the accumulators by the softened
+/// weight), in morph order. kPlanes 6: coordinates and scaled normals; 11: through kV.
+template <class L, std::size_t kPlanes>
+inline void accumulate(const Args& a, std::size_t j, typename L::V (&p)[kShapePlanes]) {
+    using V = typename L::V;
+    const std::size_t S = a.stride;
+    const float* sh = a.shape + j;
+    for (std::size_t q = 0; q < kPlanes; ++q) p[q] = L::load(sh + q * S);
+    for (std::size_t k = 0; k < a.active; ++k) {
+        const float* d = a.deltas[k] + j;
+        const float wk = a.weights[k];
+        const V w = L::set1(wk), soft = L::set1(wk * kNormalSoftenFactor);
+        for (std::size_t q = 0; q < 3; ++q) p[kCx + q] = L::add(p[kCx + q], L::mul(L::load(d + (kDcx + q) * S), w));
+        for (std::size_t q = 0; q < 3; ++q)
+            p[kSnx + q] = L::add(p[kSnx + q], L::mul(L::load(d + (kDnx + q) * S), soft));
+        if constexpr (kPlanes > kSbx) {
+            for (std::size_t q = 0; q < 3; ++q)
+                p[kSbx + q] = L::add(p[kSbx + q], L::mul(L::load(d + (kDbx + q) * S), soft));
+            for (std::size_t q = 0; q < 2; ++q) p[kU + q] = L::add(p[kU + q], L::mul(L::load(d + (kDu + q) * S), w));
+        }
+    }
+}
+
 /// The slots of `a`, L::W at a time (see AppearanceState's evaluation in visual_params.cpp).
 template <class L>
 inline void evaluate(const Args& a) {
@@ -71,18 +102,7 @@ inline void evaluate(const Args& a) {
     for (std::size_t j = 0; j < a.slots; j += W) {
         const float* sh = a.shape + j;
         V p[kShapePlanes];
-        for (std::size_t q = 0; q < kV + 1; ++q) p[q] = L::load(sh + q * S);
-        for (std::size_t k = 0; k < a.active; ++k) {
-            const float* d = a.deltas[k] + j;
-            const float wk = a.weights[k];
-            const V w = L::set1(wk), soft = L::set1(wk * kNormalSoftenFactor);
-            for (std::size_t q = 0; q < 3; ++q) p[kCx + q] = L::add(p[kCx + q], L::mul(L::load(d + (kDcx + q) * S), w));
-            for (std::size_t q = 0; q < 3; ++q)
-                p[kSnx + q] = L::add(p[kSnx + q], L::mul(L::load(d + (kDnx + q) * S), soft));
-            for (std::size_t q = 0; q < 3; ++q)
-                p[kSbx + q] = L::add(p[kSbx + q], L::mul(L::load(d + (kDbx + q) * S), soft));
-            for (std::size_t q = 0; q < 2; ++q) p[kU + q] = L::add(p[kU + q], L::mul(L::load(d + (kDu + q) * S), w));
-        }
+        accumulate<L, kV + 1>(a, j, p);
         if (!a.active) {
             for (std::size_t q = kNx; q < kShapePlanes; ++q) p[q] = L::load(sh + q * S);
         } else {
@@ -126,6 +146,39 @@ inline void evaluate(const Args& a) {
             mb.normals[v] = {o[kNx][l], o[kNy][l], o[kNz][l]};
             mb.binormals[v] = {o[kBx][l], o[kBy][l], o[kBz][l]};
         }
+    }
+}
+
+/// The slots' coordinates and normals of `a` into `a.soa`, L::W at a time: evaluate()'s
+/// operations for those planes only (the same bits), stored at each slot's mesh vertex.
+template <class L>
+inline void evaluate_soa(const Args& a) {
+    using V = typename L::V;
+    constexpr std::size_t W = L::W;
+    const std::size_t S = a.stride;
+    for (std::size_t j = 0; j < a.slots; j += W) {
+        const float* sh = a.shape + j;
+        V p[kShapePlanes];
+        accumulate<L, kSnz + 1>(a, j, p);
+        V n[3];
+        if (!a.active) {
+            for (std::size_t q = 0; q < 3; ++q) n[q] = L::load(sh + (kNx + q) * S);
+        } else {
+            n[0] = p[kSnx], n[1] = p[kSny], n[2] = p[kSnz];
+            normalized_or<L>(n[0], n[1], n[2], sh + kNx * S, S);
+        }
+        const V out[6] = {p[kCx], p[kCy], p[kCz], n[0], n[1], n[2]};
+        const std::size_t lanes = a.slots - j < W ? a.slots - j : W;
+        if (lanes == W && a.vertices[j + W - 1] == a.vertices[j] + (W - 1)) {
+            // W slots on consecutive vertices (most of the face and the hands): vector stores.
+            const std::uint32_t v = a.vertices[j];
+            for (std::size_t q = 0; q < 6; ++q) L::store(a.soa[q] + v, out[q]);
+            continue;
+        }
+        float o[6][W];
+        for (std::size_t q = 0; q < 6; ++q) L::store(o[q], out[q]);
+        for (std::size_t l = 0; l < lanes; ++l)
+            for (std::size_t q = 0; q < 6; ++q) a.soa[q][a.vertices[j + l]] = o[q][l];
     }
 }
 

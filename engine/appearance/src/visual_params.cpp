@@ -627,6 +627,7 @@ WearableApplyReport AppearanceState::apply_wearable(const Wearable& wearable) {
 namespace animated_detail {
 
 void evaluate_scalar(const Args& a) { evaluate<ScalarLanes>(a); }
+void evaluate_soa_scalar(const Args& a) { evaluate_soa<ScalarLanes>(a); }
 
 #if defined(SLANIM_APPEARANCE_X86)
 namespace {
@@ -651,8 +652,10 @@ struct Sse2Lanes {
 };
 }  // namespace
 void evaluate_sse2(const Args& a) { evaluate<Sse2Lanes>(a); }
+void evaluate_soa_sse2(const Args& a) { evaluate_soa<Sse2Lanes>(a); }
 #else
 void evaluate_sse2(const Args& a) { evaluate_scalar(a); }
+void evaluate_soa_sse2(const Args& a) { evaluate_soa_scalar(a); }
 #endif
 
 }  // namespace animated_detail
@@ -673,7 +676,10 @@ bool VisualParamUpdateJob::run() const {
     if (!validate()) return false;
     if (stats) *stats = {};
     AppearanceState& s = *state;
-    if (!s.dirty_) return true;
+    if (!s.dirty_) {
+        if (!defer_animated && s.pending_.load(std::memory_order_relaxed)) s.evaluate_pending();
+        return true;
+    }
     const AppearanceModel& m = *s.model_;
     const bool has_pose = !pose.positions.empty();
     bool settled = true;
@@ -745,27 +751,34 @@ bool VisualParamUpdateJob::run() const {
     }
     for (std::size_t k = 0; k < s.animated_.size(); ++k)
         if (s.animated_[k].dirty) {
-            const std::size_t slots = s.evaluate_animated(k);
-            if (stats) stats->vertices_touched += slots;
+            s.record_animated(k);
+            if (stats) stats->vertices_touched += m.meshes()[k].animated.vertices.size();
         }
+    if (!defer_animated && s.pending_.load(std::memory_order_relaxed)) s.evaluate_pending();
     s.dirty_ = !settled;
     return true;
 }
 
-std::size_t AppearanceState::evaluate_animated(std::size_t mesh) {
+void AppearanceState::record_animated(std::size_t mesh) {
     const AnimatedMorphSet& set = model_->meshes()[mesh].animated;
     AnimatedShape& sh = animated_[mesh];
+    for (std::size_t k = 0; k < set.morphs.size(); ++k) sh.weights[k] = effective_weight(set.morphs[k].param);
+    sh.dirty = false;
+    sh.pending = true;
+    ++sh.serial;
+    pending_.store(true, std::memory_order_relaxed);
+}
+
+void AppearanceState::animated_args(std::size_t mesh, animated_detail::Args& args) const {
+    const AnimatedMorphSet& set = model_->meshes()[mesh].animated;
+    const AnimatedShape& sh = animated_[mesh];
     active_morphs_.clear();
     active_weights_.clear();
     for (std::size_t k = 0; k < set.morphs.size(); ++k) {
-        const float w = effective_weight(set.morphs[k].param);
-        sh.weights[k] = w;
-        if (w != 0.f) {
-            active_morphs_.push_back(set.morphs[k].deltas.data());
-            active_weights_.push_back(w);
-        }
+        if (sh.weights[k] == 0.f) continue;
+        active_morphs_.push_back(set.morphs[k].deltas.data());
+        active_weights_.push_back(sh.weights[k]);
     }
-    animated_detail::Args args;
     args.shape = sh.planes.data();
     args.stride = set.stride;
     args.slots = set.vertices.size();
@@ -773,14 +786,40 @@ std::size_t AppearanceState::evaluate_animated(std::size_t mesh) {
     args.deltas = active_morphs_.data();
     args.weights = active_weights_.data();
     args.active = active_morphs_.size();
-    args.out = &meshes_[mesh];
-    const Isa isa = active_isa();
-    if (isa >= Isa::Avx2) animated_detail::evaluate_avx2(args);
-    else if (isa >= Isa::Sse2) animated_detail::evaluate_sse2(args);
-    else animated_detail::evaluate_scalar(args);
-    ++meshes_[mesh].revision;
+}
 
-    sh.dirty = false;
+void AppearanceState::evaluate_pending() const {
+    const std::lock_guard lock(pending_mutex_);
+    if (!pending_.load(std::memory_order_relaxed)) return;
+    const Isa isa = active_isa();
+    for (std::size_t mesh = 0; mesh < animated_.size(); ++mesh) {
+        if (!animated_[mesh].pending) continue;
+        animated_detail::Args args;
+        animated_args(mesh, args);
+        args.out = &meshes_[mesh];
+        if (isa >= Isa::Avx2) animated_detail::evaluate_avx2(args);
+        else if (isa >= Isa::Sse2) animated_detail::evaluate_sse2(args);
+        else animated_detail::evaluate_scalar(args);
+        ++meshes_[mesh].revision;
+        animated_[mesh].pending = false;
+    }
+    pending_.store(false, std::memory_order_release);
+}
+
+std::size_t AppearanceState::evaluate_animated_into(std::size_t mesh, SoaVec3Out positions, SoaVec3Out normals) {
+    if (mesh >= animated_.size()) return 0;
+    const std::size_t n = model_->meshes()[mesh].num_vertices();
+    const AnimatedMorphSet& set = model_->meshes()[mesh].animated;
+    if (set.empty() || positions.size() < n || normals.size() < n) return 0;
+    animated_detail::Args args;
+    animated_args(mesh, args);
+    float* const soa[6] = {positions.x.data(), positions.y.data(), positions.z.data(),
+                           normals.x.data(),   normals.y.data(),   normals.z.data()};
+    std::copy(std::begin(soa), std::end(soa), args.soa);
+    const Isa isa = active_isa();
+    if (isa >= Isa::Avx2) animated_detail::evaluate_soa_avx2(args);
+    else if (isa >= Isa::Sse2) animated_detail::evaluate_soa_sse2(args);
+    else animated_detail::evaluate_soa_scalar(args);
     return set.vertices.size();
 }
 

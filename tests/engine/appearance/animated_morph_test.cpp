@@ -26,9 +26,10 @@ std::shared_ptr<const AppearanceModel> real_model() {
     return model ? *model : nullptr;
 }
 
-void update(AppearanceState& s) {
+void update(AppearanceState& s, bool defer = false) {
     VisualParamUpdateJob job;
     job.state = &s;
+    job.defer_animated = defer;
     ASSERT_TRUE(job.run());
 }
 
@@ -229,4 +230,98 @@ TEST(AnimatedMorphs, ShapeChangesUnderAnimatedMorphsStayExact) {
     b.set_weight(lips, m.param(lips).max);
     update(b);
     expect_same_meshes(a, b);
+}
+
+namespace {
+
+/// The layer's vertices of mesh k: evaluate_animated_into over a NaN-filled SoA pair equals the
+/// eagerly evaluated meshes() bit for bit at the slots and leaves every other vertex alone.
+void expect_into_equals_buffers(AppearanceState& deferred, const AppearanceState& eager, std::size_t k) {
+    const AppearanceMesh& mesh = eager.model().meshes()[k];
+    const std::size_t n = mesh.num_vertices();
+    SoaVec3Buffer p(n), nrm(n);
+    for (SoaVec3Out o : {p.out(), nrm.out()})
+        for (auto s : {o.x, o.y, o.z}) std::fill(s.begin(), s.end(), std::nanf(""));
+    EXPECT_EQ(deferred.evaluate_animated_into(k, p.out(), nrm.out()), mesh.animated.vertices.size()) << mesh.type;
+    const MeshBuffers& want = eager.meshes()[k];
+    std::size_t slot = 0, differ = 0, touched = 0;
+    for (std::size_t v = 0; v < n; ++v) {
+        const bool in_layer = slot < mesh.animated.vertices.size() && mesh.animated.vertices[slot] == v;
+        const Vec3 got_p = p.get(v), got_n = nrm.get(v);
+        if (!in_layer) {
+            touched += !std::isnan(got_p.x) || !std::isnan(got_n.z);
+            continue;
+        }
+        ++slot;
+        differ += std::memcmp(&got_p, &want.coords[v], sizeof(Vec3)) != 0 ||
+                  std::memcmp(&got_n, &want.normals[v], sizeof(Vec3)) != 0;
+    }
+    EXPECT_EQ(differ, 0u) << mesh.type << ": slots whose coordinates or normals differ";
+    EXPECT_EQ(touched, 0u) << mesh.type << ": vertices outside the layer written";
+}
+
+}  // namespace
+
+// A deferred update (VisualParamUpdateJob::defer_animated, the skinned runtime's): the layer stays
+// pending, evaluate_animated_into gives the coordinates and normals the eager update writes, on
+// every instruction set, and meshes() evaluates the pending layer on first use: every buffer then
+// equals the eager state's, with the revision bumped once.
+TEST(AnimatedMorphs, DeferredLayersEvaluateIntoSoaAndOnFirstUseWithTheSameBits) {
+    const auto model = real_model();
+    if (!model) GTEST_SKIP() << "reference data not found under " << SLANIM_SHARED_DIR;
+    const AppearanceModel& m = *model;
+    const Faded f(m);
+    const std::vector<float> last = {0.35f, 0.65f, 0.1f, 0.8f, 0.2f, 0.1f, 0.5f};
+    test::ActiveIsaGuard guard;
+    ASSERT_TRUE(set_active_isa(Isa::Scalar));
+    AppearanceState eager(model);
+    update(eager);
+    fade_sequence(eager, f, last);
+    const auto head = static_cast<std::size_t>(m.find_mesh("headMesh"));
+    const auto lower = static_cast<std::size_t>(m.find_mesh("lowerBodyMesh"));
+    for (Isa isa : test::supported_isas()) {
+        ASSERT_TRUE(set_active_isa(isa));
+        SCOPED_TRACE(isa_name(isa));
+        AppearanceState s(model);
+        update(s);
+        EXPECT_FALSE(s.animated_pending(head));
+        const std::uint64_t serial = s.animated_serial(head);
+        for (std::size_t i = 0; i < f.params.size(); ++i) s.set_weight(f.params[i], last[i]);
+        update(s, /*defer=*/true);
+        EXPECT_TRUE(s.animated_pending(head));
+        EXPECT_FALSE(s.animated_pending(lower));
+        EXPECT_GT(s.animated_serial(head), serial);
+        const std::uint64_t stored = s.meshes_as_stored()[head].revision;
+        for (std::size_t k = 0; k < m.meshes().size(); ++k)
+            if (!m.meshes()[k].animated.empty()) expect_into_equals_buffers(s, eager, k);
+        EXPECT_TRUE(s.animated_pending(head));  // evaluate_animated_into changes nothing
+        EXPECT_EQ(s.meshes_as_stored()[head].revision, stored);
+        expect_same_meshes(eager, s);  // meshes() evaluates the pending layers
+        EXPECT_FALSE(s.animated_pending(head));
+        EXPECT_EQ(s.meshes_as_stored()[head].revision, stored + 1);
+    }
+}
+
+// An eager update after a deferred one evaluates the layers left pending, and a deferred update
+// that changes nothing leaves nothing pending.
+TEST(AnimatedMorphs, AnEagerUpdateEvaluatesWhatADeferredOneLeft) {
+    const auto model = real_model();
+    if (!model) GTEST_SKIP() << "reference data not found under " << SLANIM_SHARED_DIR;
+    const AppearanceModel& m = *model;
+    const auto head = static_cast<std::size_t>(m.find_mesh("headMesh"));
+    AppearanceState a(model), b(model);
+    update(a);
+    update(b, true);
+    a.set_weight(m.find("Express_Kiss"), 0.4f);
+    b.set_weight(m.find("Express_Kiss"), 0.4f);
+    update(a);
+    update(b, true);
+    EXPECT_TRUE(b.animated_pending(head));
+    update(b);  // nothing changed, but the pending layer is evaluated
+    EXPECT_FALSE(b.animated_pending(head));
+    expect_same_meshes(a, b);
+    const std::uint64_t serial = b.animated_serial(head);
+    update(b, true);
+    EXPECT_FALSE(b.animated_pending(head));
+    EXPECT_EQ(b.animated_serial(head), serial);
 }

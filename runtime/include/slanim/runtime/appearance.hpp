@@ -196,7 +196,9 @@ struct SkinnedMesh {
     /// The entry holding the bind pose (owned by the appearance's BindPoseCache; read-only for
     /// hosts: the skin phase exchanges it).
     BindPoseCache::Entry* bind = nullptr;
-    std::uint64_t seen_revision = ~std::uint64_t{0};
+    std::uint64_t seen_revision = ~std::uint64_t{0};  ///< the MeshBuffers revision in `bind`
+    std::uint64_t seen_serial = 0;  ///< the animated layer's serial in `bind` (animated_serial)
+    bool bind_valid = false;  ///< `bind` holds this avatar's bind pose as of those two
     bool settled = false;  ///< the bind pose has been looked up since its last change
 };
 
@@ -255,6 +257,10 @@ public:
 private:
     Appearance(std::shared_ptr<const AppearanceModel> model, const AppearanceOptions& options);
     void build_palette();  // palette_joints_, palette_index_ from the meshes' joint lists
+    // The mesh changed since its bind pose was written (morphs, or the animated layer).
+    [[nodiscard]] bool changed(const SkinnedMesh& sm) const;
+    // Writes the mesh's current bind pose into an entry of its own (see skin()).
+    void update_bind_pose(SkinnedMesh& sm);
     AppearanceState state_;
     HandMotion hand_;
     EmoteMotion emotes_;

@@ -23,9 +23,11 @@
 // [0,1]; weights are unitless in each param's [min, max].
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -38,9 +40,14 @@
 #include "slanim/core/math.hpp"
 #include "slanim/core/result.hpp"
 #include "slanim/core/skeleton.hpp"
+#include "slanim/core/skinning.hpp"
 #include "slanim/appearance/wearable.hpp"
 
 namespace slanim {
+
+namespace animated_detail {
+struct Args;  // the animated layer's kernel arguments (src/animated_morph_kernel.hpp)
+}
 
 /// Dense index of a param in AppearanceModel::params(); −1 = none.
 using ParamIndex = std::int32_t;
@@ -260,8 +267,12 @@ struct AnimatedShape {
     /// scaled binormal x, y, z, texture u, v, normal x, y, z, binormal x, y, z (MeshBuffers'
     /// meanings).
     std::vector<float> planes;
-    std::vector<float> weights;  ///< effective weight per AnimatedMorphSet::morphs entry, as evaluated
-    bool dirty = false;          ///< the slots need evaluating
+    /// Effective weight per AnimatedMorphSet::morphs entry, as of the last VisualParamUpdateJob
+    /// that changed the layer: what an evaluation uses.
+    std::vector<float> weights;
+    bool dirty = false;    ///< the job changed the weights or the shape: weights to record
+    bool pending = false;  ///< recorded but not yet evaluated into the MeshBuffers
+    std::uint64_t serial = 0;  ///< incremented each time the job changes the layer
 };
 
 /// Result of AppearanceState::apply_wearable.
@@ -311,8 +322,34 @@ public:
     /// True when some weight (or the sex) changed since the last VisualParamUpdateJob.
     [[nodiscard]] bool dirty() const { return dirty_; }
 
-    /// Deformable buffers per model mesh (same order as AppearanceModel::meshes()).
-    [[nodiscard]] std::span<const MeshBuffers> meshes() const { return meshes_; }
+    /// Deformable buffers per model mesh (same order as AppearanceModel::meshes()), current:
+    /// animated layers a VisualParamUpdateJob left pending (`defer_animated`) are evaluated into
+    /// them first (bumping those meshes' revisions). Thread safety: like any const member, safe
+    /// to call from several threads at once (a pending evaluation runs once, under a lock), not
+    /// while a non-const member runs.
+    [[nodiscard]] std::span<const MeshBuffers> meshes() const {
+        if (pending_.load(std::memory_order_acquire)) evaluate_pending();
+        return meshes_;
+    }
+    /// meshes() without evaluating anything: the slots of a mesh whose animated layer is
+    /// pending (animated_pending) hold an earlier evaluation; every other vertex is current.
+    /// For consumers that evaluate those slots themselves (evaluate_animated_into).
+    [[nodiscard]] std::span<const MeshBuffers> meshes_as_stored() const { return meshes_; }
+    /// Mesh `mesh` has an animated layer whose last change is not yet in meshes_as_stored().
+    [[nodiscard]] bool animated_pending(std::size_t mesh) const { return animated_[mesh].pending; }
+    /// Incremented each time a VisualParamUpdateJob changes mesh `mesh`'s animated layer (its
+    /// weights or the shape under its slots), whether it evaluates it or defers it; 0 for a
+    /// mesh without a layer. A consumer of evaluate_animated_into re-evaluates when it changes.
+    [[nodiscard]] std::uint64_t animated_serial(std::size_t mesh) const { return animated_[mesh].serial; }
+    /// Coordinates (metres) and unit normals of mesh `mesh`'s animated slots as of the last
+    /// VisualParamUpdateJob (the evaluation that job documents, the same bits as meshes()),
+    /// written at each slot's mesh vertex into `positions` and `normals` (SoA, at least the
+    /// mesh's vertex count; other vertices untouched): for a skinner that reads only these two
+    /// streams and keeps its own bind pose, without the MeshBuffers' six. Changes nothing in
+    /// this state (a pending layer stays pending). Returns the slots written (0: no layer, or
+    /// the spans are too short and nothing is written). No allocation; not concurrently with
+    /// other members of this state (it uses the state's scratch).
+    std::size_t evaluate_animated_into(std::size_t mesh, SoaVec3Out positions, SoaVec3Out normals);
     /// Accumulated local scale / position change per skeleton joint from skeletal params and
     /// volume morphs, relative to the rest pose (metres for positions).
     [[nodiscard]] std::span<const Vec3> joint_scale_deltas() const { return scale_deltas_; }
@@ -324,14 +361,21 @@ public:
 private:
     friend struct VisualParamUpdateJob;
     void propagate(ParamIndex driver, int depth);
-    /// Evaluates mesh `mesh`'s animated slots into its buffers; returns the slot count.
-    std::size_t evaluate_animated(std::size_t mesh);
+    /// Records the effective weights of mesh `mesh`'s animated layer and marks it pending.
+    void record_animated(std::size_t mesh);
+    /// The kernel arguments of mesh `mesh`'s layer from its recorded weights (fills the scratch).
+    void animated_args(std::size_t mesh, animated_detail::Args& args) const;
+    /// Evaluates every pending layer into meshes_ (under pending_mutex_); see meshes().
+    void evaluate_pending() const;
     std::shared_ptr<const AppearanceModel> model_;
     std::vector<float> weights_, last_;
-    std::vector<MeshBuffers> meshes_;
-    std::vector<AnimatedShape> animated_;  // per model mesh (empty for meshes without a layer)
-    std::vector<const float*> active_morphs_;  // evaluation scratch (capacity kept)
-    std::vector<float> active_weights_;
+    // Written by const meshes() when a layer is pending (under pending_mutex_).
+    mutable std::vector<MeshBuffers> meshes_;
+    mutable std::vector<AnimatedShape> animated_;  // per model mesh (empty for meshes without a layer)
+    mutable std::vector<const float*> active_morphs_;  // evaluation scratch (capacity kept)
+    mutable std::vector<float> active_weights_;
+    mutable std::mutex pending_mutex_;
+    mutable std::atomic<bool> pending_{false};  // some layer is pending
     std::vector<Vec3> scale_deltas_, position_deltas_;
     Sex sex_ = Sex::Female;
     bool dirty_ = true;
@@ -378,6 +422,12 @@ struct VisualParamUpdateJob {
     /// mark joints: the viewer writes those without attachment overrides, skeletal params with
     /// them (`LLPolySkeletalDistortion::apply`: `setPosition(…, true)`, `setScale(…, true)`).
     std::span<std::uint8_t> touched;
+    /// Leave the animated layers this run changes pending instead of evaluating them into the
+    /// MeshBuffers: AppearanceState::meshes() evaluates them when next called, and a skinner
+    /// evaluates just the coordinates and normals it reads with evaluate_animated_into (an
+    /// emote fade then costs 6 of the 17 streams per slot, written where the skinner reads
+    /// them). Same results either way. Off: evaluated here (and any earlier pending layer too).
+    bool defer_animated = false;
 
     [[nodiscard]] bool validate() const;
     bool run() const;
