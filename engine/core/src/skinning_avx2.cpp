@@ -294,17 +294,43 @@ std::size_t skin_packed_avx2(const KernelArgs& a) {
 
 namespace {
 
-/// The SL permute path's tables: rows 0..11 the palette M as in transpose_palette8 with −0
-/// made +0 (x + 0, as the gather path does: then f·D + M = M exactly when f = 0, so rigid
-/// blocks may read M alone), rows 12..23 D[i] = M[min(i + 1, last)] − M[i], the subtraction the
-/// gather path does per vertex.
+/// The SL permute path's tables: rows 0..11 the palette M transposed (element e of matrix i at
+/// T[e · stride + i]) with −0 made +0 (x + 0, as the gather path does: then f·D + M = M exactly
+/// when f = 0, so rigid blocks may read M alone), rows 12..23 D[i] = M[min(i + 1, last)] − M[i],
+/// the subtraction the gather path does per vertex. Past the palette, rows 0..11 repeat the last
+/// matrix (so D[last] is its M − M, like the gather path's) and D is never read by a used index.
+/// Eight matrices at a time: the kernel's transpose (transform8), then one vector subtraction per
+/// 8 entries of D.
 void sl_palette_tables(const float* M, std::uint32_t n, float* T, std::size_t stride) {
-    transpose_palette8(M, n, T, stride);
-    for (std::size_t i = 0; i < 12 * stride; ++i) T[i] += 0.f;
+    const __m256 zero = _mm256_setzero_ps();
+    for (std::size_t i = 0; i < stride; i += 8) {
+        __m256 Y[8], T0[4], T1[4], Z[4], E[3][4];
+        __m128 X[8];
+#pragma GCC unroll 8
+        for (std::size_t k = 0; k < 8; ++k) {
+            const float* m = M + 16 * (i + k < n ? i + k : n - 1);
+            Y[k] = _mm256_load_ps(m);
+            X[k] = _mm_load_ps(m + 8);
+        }
+        transpose4_in_lanes(Y[0], Y[1], Y[2], Y[3], T0);
+        transpose4_in_lanes(Y[4], Y[5], Y[6], Y[7], T1);
+#pragma GCC unroll 4
+        for (int c = 0; c < 4; ++c) {
+            E[0][c] = _mm256_permute2f128_ps(T0[c], T1[c], 0x20);
+            E[1][c] = _mm256_permute2f128_ps(T0[c], T1[c], 0x31);
+            Z[c] = _mm256_insertf128_ps(_mm256_castps128_ps256(X[c]), X[c + 4], 1);
+        }
+        transpose4_in_lanes(Z[0], Z[1], Z[2], Z[3], E[2]);
+#pragma GCC unroll 12
+        for (std::size_t e = 0; e < 12; ++e) _mm256_store_ps(T + e * stride + i, _mm256_add_ps(E[e / 4][e % 4], zero));
+    }
+    // D over [0, stride − 8] from rows 0..11 (entries up to stride − 1: inside each row).
     for (std::size_t e = 0; e < 12; ++e) {
         const float* m = T + e * stride;
         float* d = T + (12 + e) * stride;
-        for (std::size_t i = 0; i < stride; ++i) d[i] = i < n ? m[i + 1 < n ? i + 1 : i] - m[i] : 0.f;
+        std::size_t i = 0;
+        for (; i + 8 < stride; i += 8) _mm256_store_ps(d + i, _mm256_sub_ps(_mm256_loadu_ps(m + i + 1), _mm256_load_ps(m + i)));
+        for (; i < stride; ++i) d[i] = i + 1 < stride ? m[i + 1] - m[i] : 0.f;
     }
 }
 
@@ -413,6 +439,28 @@ std::size_t skin_sl_avx2_impl(const KernelArgs& args) {
     return v;
 }
 
+/// The last 1..7 vertices [v, end) as one block of 8 padded with zeros, through local copies (the
+/// gather path: no tables for one block; it gives the permute paths' bits), so that every vertex
+/// of a SIMD run gets the SIMD arithmetic. Returns a.end.
+std::size_t skin_sl_tail_avx2(const KernelArgs& a, std::size_t v) {
+    const std::size_t r = a.end - v;
+    alignas(32) float in[7][8] = {}, out[6][8];
+    const float* src[7] = {a.sl_weights, a.px, a.py, a.pz, a.nx, a.ny, a.nz};
+    for (std::size_t s = 0; s < 7; ++s)
+        if (src[s]) __builtin_memcpy(in[s], src[s] + v, r * sizeof(float));
+    KernelArgs t = a;
+    t.sl_weights = in[0];
+    t.px = in[1], t.py = in[2], t.pz = in[3];
+    if (a.nx) t.nx = in[4], t.ny = in[5], t.nz = in[6];
+    t.opx = out[0], t.opy = out[1], t.opz = out[2], t.onx = out[3], t.ony = out[4], t.onz = out[5];
+    t.begin = 0;
+    t.end = 8;
+    skin_sl_avx2_impl<false>(t);
+    float* dst[6] = {a.opx, a.opy, a.opz, a.onx, a.ony, a.onz};
+    for (std::size_t s = 0; s < (a.nx ? 6u : 3u); ++s) __builtin_memcpy(dst[s] + v, out[s], r * sizeof(float));
+    return a.end;
+}
+
 bool aligned32_at(const float* p, std::size_t v) { return ((reinterpret_cast<std::uintptr_t>(p + v)) & 31u) == 0; }
 
 }  // namespace
@@ -423,7 +471,9 @@ std::size_t skin_sl_avx2(const KernelArgs& a) {
     bool stream = a.streaming_stores && aligned32_at(a.opx, a.begin) && aligned32_at(a.opy, a.begin) &&
                   aligned32_at(a.opz, a.begin);
     if (a.nx) stream = stream && aligned32_at(a.onx, a.begin) && aligned32_at(a.ony, a.begin) && aligned32_at(a.onz, a.begin);
-    return stream ? skin_sl_avx2_impl<true>(a) : skin_sl_avx2_impl<false>(a);
+    std::size_t v = stream ? skin_sl_avx2_impl<true>(a) : skin_sl_avx2_impl<false>(a);
+    if (v < a.end) v = skin_sl_tail_avx2(a, v);
+    return v;
 }
 
 }  // namespace slanim::skin_detail

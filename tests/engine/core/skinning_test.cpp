@@ -1015,6 +1015,36 @@ TEST(SlSkinningJob, BlocksOfOneEntryGiveTheSameBitsAsMixedBlocks) {
     }
 }
 
+TEST(SlSkinningJob, TheLastPartialBlockGetsTheBlockArithmetic) {
+    // The AVX2 kernel runs a job's last 1..7 vertices as one padded block, not on the scalar
+    // kernel (whose additions and products round where the SIMD kernel fuses them): the vertices
+    // come out with the bits they get inside a whole block.
+    std::mt19937 rng(31);
+    const std::size_t entries = 15, n = 64;
+    const auto mats = random_matrices(rng, entries);
+    Mesh mesh = random_mesh(rng, n);
+    std::vector<float> w(n);
+    std::uniform_real_distribution<float> u(0.f, static_cast<float>(entries - 1));
+    for (float& x : w) x = u(rng);
+    for (SkinningIsa isa : {SkinningIsa::Avx2}) {
+        if (!skinning_isa_supported(isa)) continue;
+        SoaVec3Buffer p0(n), n0(n), p1(n), n1(n);
+        SlSkinningJob job = sl_job(mats, w, mesh, isa);
+        job.out_positions = p0.out();
+        job.out_normals = n0.out();
+        ASSERT_TRUE(job.run());
+        job.out_positions = p1.out();
+        job.out_normals = n1.out();
+        for (std::size_t r = 1; r < 8; ++r) {
+            ASSERT_TRUE(job.slice(0, 8 + r).run());  // a block and r vertices
+            expect_same_bits(p0, n0, p1, n1, 0, 8 + r, isa);
+            ASSERT_TRUE(job.slice(40, r).run());  // r vertices alone
+            expect_same_bits(p0, n0, p1, n1, 40, 40 + r, isa);
+        }
+        EXPECT_EQ(p1.get(20), Vec3{});  // nothing past a slice written
+    }
+}
+
 TEST(SlSkinningJob, LongListsTakeEveryPath) {
     // ≤ 16 entries (one permute table), 17..32 (two) and more (gather): the same results.
     std::mt19937 rng(13);
