@@ -137,18 +137,21 @@ Result<AppearanceMesh> make_mesh(const std::string& type, const LlmMesh& m) {
 
 /// Sets a weight with `LLVisualParam::setWeight` clamping and `LLDriverParam::setWeight`
 /// propagation (non-animating). Returns true when some weight changed.
+/// Sets weights[p] (clamped) and, for a driver, its driven params; returns whether any weight
+/// changed. `changed`, when given, collects each param whose weight changed once.
 bool set_weight_impl(const AppearanceModel& model, std::span<float> weights, ParamIndex p,
-                     float w, int depth) {
+                     float w, int depth, detail::ChangedParams* changed_params = nullptr) {
     const AppearanceParam& info = model.param(p);
     const float v = std::clamp(w, info.min, info.max);
     bool changed = weights[p] != v;
     weights[p] = v;
+    if (changed && changed_params) changed_params->add(p);
     if (info.kind != VisualParamKind::Driver || depth > model.num_params()) return changed;
     const auto driven = model.driven_bindings().subspan(info.driven_first, info.driven_count);
     for (const DrivenBinding& d : driven) {
         const AppearanceParam& dp = model.param(d.param);
         const float dw = driven_weight(d, v, info.min, info.max, dp.min, dp.max);
-        changed |= set_weight_impl(model, weights, d.param, dw, depth + 1);
+        changed |= set_weight_impl(model, weights, d.param, dw, depth + 1, changed_params);
     }
     return changed;
 }
@@ -557,6 +560,7 @@ AppearanceState::AppearanceState(std::shared_ptr<const AppearanceModel> model)
     const auto n = static_cast<std::size_t>(m.skeleton().num_joints());
     scale_deltas_.assign(n, Vec3{});
     position_deltas_.assign(n, Vec3{});
+    changed_.reset(static_cast<std::size_t>(m.num_params()));
     dirty_ = true;
 }
 
@@ -569,7 +573,7 @@ float AppearanceState::effective_weight(ParamIndex p) const {
 
 bool AppearanceState::set_weight(ParamIndex p, float weight) {
     if (p < 0 || p >= model_->num_params() || std::isnan(weight)) return false;
-    if (set_weight_impl(*model_, weights_, p, weight, 0)) dirty_ = true;
+    if (set_weight_impl(*model_, weights_, p, weight, 0, &changed_)) dirty_ = true;
     return true;
 }
 
@@ -582,7 +586,7 @@ bool AppearanceState::set_weight_by_name(std::string_view name, float weight) {
 }
 
 void AppearanceState::set_sex(Sex s) {
-    if (s != sex_) dirty_ = true;
+    if (s != sex_) dirty_ = changed_.all = true;  // every param's effective weight may change
     sex_ = s;
 }
 
@@ -682,8 +686,14 @@ bool VisualParamUpdateJob::run() const {
     }
     const AppearanceModel& m = *s.model_;
     const bool has_pose = !pose.positions.empty();
-    bool settled = true;
-    for (ParamIndex p = 0; p < m.num_params(); ++p) {
+    // The params whose effective weight may differ from the last applied one (every other param
+    // is skipped by the full loop's first test anyway), in param order.
+    detail::ChangedParams& cp = s.changed_;
+    const bool all = cp.all;
+    if (!all) std::sort(cp.list.begin(), cp.list.end());
+    const std::size_t candidates = all ? static_cast<std::size_t>(m.num_params()) : cp.list.size();
+    for (std::size_t c = 0; c < candidates; ++c) {
+        const ParamIndex p = all ? static_cast<ParamIndex>(c) : cp.list[c];
         const float eff = s.effective_weight(p);
         const float last = s.last_[p];
         if (eff == last) continue;
@@ -718,7 +728,7 @@ bool VisualParamUpdateJob::run() const {
                 // applies the remainder, as in the viewer. Animated params are evaluated from
                 // the weight itself.
                 s.last_[p] = info.animated ? eff : last + d;
-                if (s.last_[p] != eff) settled = false;
+                if (s.last_[p] != eff) cp.kept.push_back(p);  // applied again next run
                 break;
             }
             case VisualParamKind::Skeleton: {
@@ -755,7 +765,8 @@ bool VisualParamUpdateJob::run() const {
             if (stats) stats->vertices_touched += m.meshes()[k].animated.vertices.size();
         }
     if (!defer_animated && s.pending_.load(std::memory_order_relaxed)) s.evaluate_pending();
-    s.dirty_ = !settled;
+    s.dirty_ = !cp.kept.empty();
+    cp.next_run();
     return true;
 }
 

@@ -49,6 +49,38 @@ namespace animated_detail {
 struct Args;  // the animated layer's kernel arguments (src/animated_morph_kernel.hpp)
 }
 
+namespace detail {
+/// AppearanceState's record of the params whose weight changed since the last
+/// VisualParamUpdateJob (the job visits only those, in param order). Sized once; no allocation.
+struct ChangedParams {
+    std::vector<std::int32_t> list;  ///< each param at most once
+    std::vector<std::int32_t> kept;  ///< params the running job leaves unsettled
+    std::vector<std::uint8_t> in_list;
+    bool all = true;  ///< every param is a candidate (a new state, a sex change)
+    void reset(std::size_t params) {
+        list.clear();
+        kept.clear();
+        list.reserve(params);
+        kept.reserve(params);
+        in_list.assign(params, 0);
+        all = true;
+    }
+    void add(std::int32_t p) {
+        if (in_list[static_cast<std::size_t>(p)]) return;
+        in_list[static_cast<std::size_t>(p)] = 1;
+        list.push_back(p);
+    }
+    /// After a job: the candidates are the params it left unsettled.
+    void next_run() {
+        for (std::int32_t p : list) in_list[static_cast<std::size_t>(p)] = 0;
+        list.swap(kept);
+        kept.clear();
+        for (std::int32_t p : list) in_list[static_cast<std::size_t>(p)] = 1;
+        all = false;
+    }
+};
+}  // namespace detail
+
 /// Dense index of a param in AppearanceModel::params(); −1 = none.
 using ParamIndex = std::int32_t;
 inline constexpr ParamIndex kNoParam = -1;
@@ -377,6 +409,7 @@ private:
     mutable std::mutex pending_mutex_;
     mutable std::atomic<bool> pending_{false};  // some layer is pending
     std::vector<Vec3> scale_deltas_, position_deltas_;
+    detail::ChangedParams changed_;  // params set since the last job (see VisualParamUpdateJob)
     Sex sex_ = Sex::Female;
     bool dirty_ = true;
     std::uint32_t skeleton_serial_ = 0;
