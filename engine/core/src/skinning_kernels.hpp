@@ -48,7 +48,8 @@ void skin_packed_scalar(const KernelArgs& a);
 
 // SIMD kernels: process whole blocks of 8 (AVX2) or 16 (AVX-512) vertices from `begin` and
 // return the first vertex not processed; the caller finishes with the scalar kernel
-// (skin_sl_avx2 runs its last partial block itself, padded, and returns `end`). Only defined
+// (the SL kernels run their last partial block themselves, padded, and return `end`; the AVX-512
+// one for lists of ≤ 32 entries). Only defined
 // when SLANIM_SKINNING_X86 is set by the build.
 std::size_t skin4_avx2(const KernelArgs& a);
 std::size_t skin_sl_avx2(const KernelArgs& a);

@@ -1016,9 +1016,9 @@ TEST(SlSkinningJob, BlocksOfOneEntryGiveTheSameBitsAsMixedBlocks) {
 }
 
 TEST(SlSkinningJob, TheLastPartialBlockGetsTheBlockArithmetic) {
-    // The AVX2 kernel runs a job's last 1..7 vertices as one padded block, not on the scalar
-    // kernel (whose additions and products round where the SIMD kernel fuses them): the vertices
-    // come out with the bits they get inside a whole block.
+    // The SIMD kernels run a job's last partial block (1..7 vertices with AVX2, 1..15 with
+    // AVX-512) padded, not on the scalar kernel (whose additions and products round where the
+    // SIMD kernels fuse them): the vertices come out with the bits they get inside a block.
     std::mt19937 rng(31);
     const std::size_t entries = 15, n = 64;
     const auto mats = random_matrices(rng, entries);
@@ -1026,8 +1026,9 @@ TEST(SlSkinningJob, TheLastPartialBlockGetsTheBlockArithmetic) {
     std::vector<float> w(n);
     std::uniform_real_distribution<float> u(0.f, static_cast<float>(entries - 1));
     for (float& x : w) x = u(rng);
-    for (SkinningIsa isa : {SkinningIsa::Avx2}) {
+    for (SkinningIsa isa : {SkinningIsa::Avx2, SkinningIsa::Avx512}) {
         if (!skinning_isa_supported(isa)) continue;
+        const std::size_t block = isa == SkinningIsa::Avx2 ? 8 : 16;
         SoaVec3Buffer p0(n), n0(n), p1(n), n1(n);
         SlSkinningJob job = sl_job(mats, w, mesh, isa);
         job.out_positions = p0.out();
@@ -1035,13 +1036,13 @@ TEST(SlSkinningJob, TheLastPartialBlockGetsTheBlockArithmetic) {
         ASSERT_TRUE(job.run());
         job.out_positions = p1.out();
         job.out_normals = n1.out();
-        for (std::size_t r = 1; r < 8; ++r) {
-            ASSERT_TRUE(job.slice(0, 8 + r).run());  // a block and r vertices
-            expect_same_bits(p0, n0, p1, n1, 0, 8 + r, isa);
-            ASSERT_TRUE(job.slice(40, r).run());  // r vertices alone
-            expect_same_bits(p0, n0, p1, n1, 40, 40 + r, isa);
+        for (std::size_t r = 1; r < block; ++r) {
+            ASSERT_TRUE(job.slice(0, block + r).run());  // a block and r vertices
+            expect_same_bits(p0, n0, p1, n1, 0, block + r, isa);
+            ASSERT_TRUE(job.slice(48, r).run());  // r vertices alone, from a block's start
+            expect_same_bits(p0, n0, p1, n1, 48, 48 + r, isa);
         }
-        EXPECT_EQ(p1.get(20), Vec3{});  // nothing past a slice written
+        EXPECT_EQ(p1.get(40), Vec3{}) << to_string(isa);  // nothing past a slice written
     }
 }
 
