@@ -37,45 +37,74 @@ SLANIM_INLINE void store8(float* p, __m256 x) {
     else _mm256_storeu_ps(p, x);
 }
 
-/// Positions (and normals) of vertices [v, v + 8) by the SoA matrices E (E[r][c]: element
-/// (r, c) of the 8 vertices' matrices). Stream: non-temporal stores (outputs 32-byte aligned at v).
-template <bool Stream = false>
-SLANIM_INLINE void transform_e8(const __m256 (&E)[3][4], const KernelArgs& a, std::size_t v) {
+/// The outputs of vertices [v, v + 8) by the SoA matrices E (E[r][c]: element (r, c) of the 8
+/// vertices' matrices): O[0..2] positions x, y, z; O[3..5] normals x, y, z (renormalised; unset
+/// without normals).
+SLANIM_INLINE void transform_e8_out(const __m256 (&E)[3][4], const KernelArgs& a, std::size_t v, __m256 (&O)[6]) {
     const __m256 px = _mm256_loadu_ps(a.px + v);
     const __m256 py = _mm256_loadu_ps(a.py + v);
     const __m256 pz = _mm256_loadu_ps(a.pz + v);
-    __m256 o[3];
 #pragma GCC unroll 3
     for (int r = 0; r < 3; ++r) {
-        o[r] = _mm256_fmadd_ps(E[r][0], px, _mm256_fmadd_ps(E[r][1], py, _mm256_fmadd_ps(E[r][2], pz, E[r][3])));
+        O[r] = _mm256_fmadd_ps(E[r][0], px, _mm256_fmadd_ps(E[r][1], py, _mm256_fmadd_ps(E[r][2], pz, E[r][3])));
     }
-    if (a.nx) {
-        const __m256 nx = _mm256_loadu_ps(a.nx + v);
-        const __m256 ny = _mm256_loadu_ps(a.ny + v);
-        const __m256 nz = _mm256_loadu_ps(a.nz + v);
-        __m256 n[3];
+    if (!a.nx) return;
+    const __m256 nx = _mm256_loadu_ps(a.nx + v);
+    const __m256 ny = _mm256_loadu_ps(a.ny + v);
+    const __m256 nz = _mm256_loadu_ps(a.nz + v);
+    __m256 n[3];
 #pragma GCC unroll 3
-        for (int r = 0; r < 3; ++r) {
-            n[r] = _mm256_fmadd_ps(E[r][0], nx, _mm256_fmadd_ps(E[r][1], ny, _mm256_mul_ps(E[r][2], nz)));
-        }
-        const __m256 len2 = _mm256_fmadd_ps(n[0], n[0], _mm256_fmadd_ps(n[1], n[1], _mm256_mul_ps(n[2], n[2])));
-        const __m256 y = _mm256_rsqrt_ps(len2);
-        const __m256 h = _mm256_mul_ps(_mm256_mul_ps(len2, _mm256_set1_ps(0.5f)), y);
-        const __m256 ys = _mm256_mul_ps(y, _mm256_fnmadd_ps(h, y, _mm256_set1_ps(1.5f)));
-        const __m256 ok = _mm256_cmp_ps(len2, _mm256_set1_ps(kMinNormalLength2), _CMP_GT_OQ);
-        const __m256 scale = _mm256_blendv_ps(_mm256_set1_ps(1.f), ys, ok);
-        store8<Stream>(a.onx + v, _mm256_mul_ps(n[0], scale));
-        store8<Stream>(a.ony + v, _mm256_mul_ps(n[1], scale));
-        store8<Stream>(a.onz + v, _mm256_mul_ps(n[2], scale));
+    for (int r = 0; r < 3; ++r) {
+        n[r] = _mm256_fmadd_ps(E[r][0], nx, _mm256_fmadd_ps(E[r][1], ny, _mm256_mul_ps(E[r][2], nz)));
     }
-    store8<Stream>(a.opx + v, o[0]);
-    store8<Stream>(a.opy + v, o[1]);
-    store8<Stream>(a.opz + v, o[2]);
+    const __m256 len2 = _mm256_fmadd_ps(n[0], n[0], _mm256_fmadd_ps(n[1], n[1], _mm256_mul_ps(n[2], n[2])));
+    const __m256 y = _mm256_rsqrt_ps(len2);
+    const __m256 h = _mm256_mul_ps(_mm256_mul_ps(len2, _mm256_set1_ps(0.5f)), y);
+    const __m256 ys = _mm256_mul_ps(y, _mm256_fnmadd_ps(h, y, _mm256_set1_ps(1.5f)));
+    const __m256 ok = _mm256_cmp_ps(len2, _mm256_set1_ps(kMinNormalLength2), _CMP_GT_OQ);
+    const __m256 scale = _mm256_blendv_ps(_mm256_set1_ps(1.f), ys, ok);
+#pragma GCC unroll 3
+    for (int r = 0; r < 3; ++r) O[3 + r] = _mm256_mul_ps(n[r], scale);
 }
 
-/// Positions (and normals) of vertices [v, v + 8) by the 8 blended matrices.
+/// Stores the outputs O of vertices [v, v + 8). Stream: non-temporal stores (outputs 32-byte
+/// aligned at v).
+template <bool Stream>
+SLANIM_INLINE void store_out8(const KernelArgs& a, std::size_t v, const __m256 (&O)[6]) {
+    if (a.nx) {
+        store8<Stream>(a.onx + v, O[3]);
+        store8<Stream>(a.ony + v, O[4]);
+        store8<Stream>(a.onz + v, O[5]);
+    }
+    store8<Stream>(a.opx + v, O[0]);
+    store8<Stream>(a.opy + v, O[1]);
+    store8<Stream>(a.opz + v, O[2]);
+}
+
+/// Non-temporal stores of two blocks' outputs, vertices [v, v + 16), a whole 64-byte line per
+/// stream at a time (outputs 64-byte aligned at v): a write-combining buffer then leaves full
+/// at once. Eight-float stores alternating over six streams complete their lines only every
+/// other block and cut this machine's streaming bandwidth by a third.
+SLANIM_INLINE void stream_out16(const KernelArgs& a, std::size_t v, const __m256 (&O0)[6], const __m256 (&O1)[6]) {
+    float* const out[6] = {a.opx, a.opy, a.opz, a.onx, a.ony, a.onz};
+    const int streams = a.nx ? 6 : 3;
+    for (int s = 0; s < streams; ++s) {
+        _mm256_stream_ps(out[s] + v, O0[s]);
+        _mm256_stream_ps(out[s] + v + 8, O1[s]);
+    }
+}
+
+/// Positions (and normals) of vertices [v, v + 8) by the SoA matrices E, stored.
 template <bool Stream = false>
-SLANIM_INLINE void transform8(const __m256 (&Y)[8], const __m128 (&X)[8], const KernelArgs& a, std::size_t v) {
+SLANIM_INLINE void transform_e8(const __m256 (&E)[3][4], const KernelArgs& a, std::size_t v) {
+    __m256 O[6];
+    transform_e8_out(E, a, v, O);
+    store_out8<Stream>(a, v, O);
+}
+
+/// The outputs of vertices [v, v + 8) by the 8 blended matrices (transform_e8_out).
+SLANIM_INLINE void transform8_out(const __m256 (&Y)[8], const __m128 (&X)[8], const KernelArgs& a, std::size_t v,
+                                  __m256 (&O)[6]) {
     // Rows 0 and 1: vertices 0..3 and 4..7 transposed in lanes, then lanes recombined.
     __m256 T0[4], T1[4], E[3][4];
     transpose4_in_lanes(Y[0], Y[1], Y[2], Y[3], T0);
@@ -90,7 +119,15 @@ SLANIM_INLINE void transform8(const __m256 (&Y)[8], const __m128 (&X)[8], const 
 #pragma GCC unroll 4
     for (int k = 0; k < 4; ++k) Z[k] = _mm256_insertf128_ps(_mm256_castps128_ps256(X[k]), X[k + 4], 1);
     transpose4_in_lanes(Z[0], Z[1], Z[2], Z[3], E[2]);
-    transform_e8<Stream>(E, a, v);
+    transform_e8_out(E, a, v, O);
+}
+
+/// Positions (and normals) of vertices [v, v + 8) by the 8 blended matrices, stored.
+template <bool Stream = false>
+SLANIM_INLINE void transform8(const __m256 (&Y)[8], const __m128 (&X)[8], const KernelArgs& a, std::size_t v) {
+    __m256 O[6];
+    transform8_out(Y, X, a, v, O);
+    store_out8<Stream>(a, v, O);
 }
 
 }  // namespace
@@ -350,90 +387,136 @@ SLANIM_INLINE void lane_range(__m256i x, int& mn, int& mx) {
 
 namespace {
 
+/// One SL job's constants for sl_block8.
+struct SlRun {
+    const float* T = nullptr;  // sl_palette_tables, or null: every block gathers
+    std::size_t stride = 0;
+    __m256 last_f;
+    __m256i last_i;
+};
+
+/// The outputs of vertices [v, v + 8) (transform_e8_out) of the SL blend: the matrices of a
+/// block on one entry by broadcasts (rigid: M alone), of a block within 8 entries by permutes
+/// of the tables, else gathered and transposed; every path gives the same bits.
+SLANIM_INLINE void sl_block8(const KernelArgs& a, const SlRun& r, std::size_t v, __m256 (&O)[6]) {
+    const __m256 w = _mm256_loadu_ps(a.sl_weights + v);
+    const __m256 fl = _mm256_floor_ps(w);
+    const __m256 flc = _mm256_min_ps(_mm256_max_ps(fl, _mm256_setzero_ps()), r.last_f);
+    const __m256i i = _mm256_cvttps_epi32(flc);
+    if (r.T) {
+        // Most blocks of the SL meshes (~80 %) have one entry for all 8 vertices: the
+        // elements are broadcasts, the same values the permutes below would pick.
+        const int i0 = _mm_cvtsi128_si32(_mm256_castsi256_si128(i));
+        const __m256i same = _mm256_cmpeq_epi32(i, _mm256_set1_epi32(i0));
+        if (_mm256_movemask_ps(_mm256_castsi256_ps(same)) == 0xFF) {
+            const float* t = r.T + i0;
+            __m256 E[3][4];
+            if (_mm256_movemask_ps(_mm256_cmp_ps(w, fl, _CMP_EQ_OQ)) == 0xFF) {
+                // Rigid (f = 0 in every lane, ~3/4 of the SL blocks): f·D + M is M.
+#pragma GCC unroll 12
+                for (int e = 0; e < 12; ++e) E[e / 4][e % 4] = _mm256_broadcast_ss(t + e * r.stride);
+            } else {
+                const __m256 f = _mm256_sub_ps(w, fl);
+#pragma GCC unroll 12
+                for (int e = 0; e < 12; ++e) {
+                    const __m256 m = _mm256_broadcast_ss(t + e * r.stride);
+                    const __m256 d = _mm256_broadcast_ss(t + (12 + e) * r.stride);
+                    E[e / 4][e % 4] = _mm256_fmadd_ps(f, d, m);
+                }
+            }
+            transform_e8_out(E, a, v, O);
+            return;
+        }
+        int mn = 0, mx = 0;
+        lane_range(i, mn, mx);
+        if (mx - mn < 8) {
+            const __m256i idx = _mm256_sub_epi32(i, _mm256_set1_epi32(mn));
+            const __m256 f = _mm256_sub_ps(w, fl);
+            const float* t = r.T + mn;
+            __m256 E[3][4];
+#pragma GCC unroll 12
+            for (int e = 0; e < 12; ++e) {
+                const __m256 m = _mm256_permutevar8x32_ps(_mm256_loadu_ps(t + e * r.stride), idx);
+                const __m256 d = _mm256_permutevar8x32_ps(_mm256_loadu_ps(t + (12 + e) * r.stride), idx);
+                E[e / 4][e % 4] = _mm256_fmadd_ps(f, d, m);
+            }
+            transform_e8_out(E, a, v, O);
+            return;
+        }
+    }
+    alignas(32) std::uint32_t oi[8], oj[8];
+    alignas(32) float fr[8];
+    const __m256i j = _mm256_min_epi32(_mm256_add_epi32(i, _mm256_set1_epi32(1)), r.last_i);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(oi), _mm256_slli_epi32(i, 4));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(oj), _mm256_slli_epi32(j, 4));
+    _mm256_store_ps(fr, _mm256_sub_ps(w, fl));
+    const float* M = a.matrices;
+    __m256 Y[8];
+    __m128 X[8];
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; ++k) {
+        const __m256 f = _mm256_broadcast_ss(fr + k);
+        const float* mi = M + oi[k];
+        const float* mj = M + oj[k];
+        // + 0: −0 read as +0, as in sl_palette_tables, so every path gives the same bits.
+        const __m256 yi = _mm256_add_ps(_mm256_load_ps(mi), _mm256_setzero_ps());
+        const __m128 xi = _mm_add_ps(_mm_load_ps(mi + 8), _mm_setzero_ps());
+        const __m256 yj = _mm256_add_ps(_mm256_load_ps(mj), _mm256_setzero_ps());
+        const __m128 xj = _mm_add_ps(_mm_load_ps(mj + 8), _mm_setzero_ps());
+        Y[k] = _mm256_fmadd_ps(f, _mm256_sub_ps(yj, yi), yi);
+        X[k] = _mm_fmadd_ps(_mm256_castps256_ps128(f), _mm_sub_ps(xj, xi), xi);
+    }
+    transform8_out(Y, X, a, v, O);
+}
+
+bool aligned_at(const float* p, std::size_t v, std::uintptr_t bytes) {
+    return (reinterpret_cast<std::uintptr_t>(p + v) & (bytes - 1)) == 0;
+}
+
+/// Every output stream of `a` aligned to `bytes` at vertex v.
+bool outputs_aligned(const KernelArgs& a, std::size_t v, std::uintptr_t bytes) {
+    bool ok = aligned_at(a.opx, v, bytes) && aligned_at(a.opy, v, bytes) && aligned_at(a.opz, v, bytes);
+    if (a.nx) ok = ok && aligned_at(a.onx, v, bytes) && aligned_at(a.ony, v, bytes) && aligned_at(a.onz, v, bytes);
+    return ok;
+}
+
 template <bool Stream>
 std::size_t skin_sl_avx2_impl(const KernelArgs& args) {
     // A local copy: the output stores cannot alias it, so the stream pointers stay in registers
     // instead of being reloaded after every store.
     const KernelArgs a = args;
-    const float* M = a.matrices;
-    const __m256 last_f = _mm256_set1_ps(static_cast<float>(a.num_matrices - 1));
-    const __m256i last_i = _mm256_set1_epi32(static_cast<int>(a.num_matrices - 1));
-    alignas(32) std::uint32_t oi[8], oj[8];
-    alignas(32) float fr[8];
     // Lists of ≤ 128 entries (the SL meshes have ≤ 15): a half block whose entries lie within 8
     // builds element e of its matrices as f·permute(D) + permute(M), from two row loads and two
     // permutes; the others gather.
     alignas(32) float T[24 * kPermuteStride];
-    const bool permute = a.num_matrices <= kPermutePalette && a.end - a.begin >= 64;
-    const std::size_t stride = permute_stride(a.num_matrices);
-    if (permute) sl_palette_tables(M, a.num_matrices, T, stride);
+    SlRun r;
+    r.last_f = _mm256_set1_ps(static_cast<float>(a.num_matrices - 1));
+    r.last_i = _mm256_set1_epi32(static_cast<int>(a.num_matrices - 1));
+    if (a.num_matrices <= kPermutePalette && a.end - a.begin >= 64) {
+        r.stride = permute_stride(a.num_matrices);
+        sl_palette_tables(a.matrices, a.num_matrices, T, r.stride);
+        r.T = T;
+    }
     std::size_t v = a.begin;
+    __m256 O[6], O1[6];
+    if constexpr (Stream) {
+        // Whole 64-byte lines per stream (stream_out16) from the first line boundary on.
+        if (v + 8 <= a.end && !outputs_aligned(a, v, 64)) {
+            sl_block8(a, r, v, O);
+            store_out8<true>(a, v, O);
+            v += 8;
+        }
+        if (outputs_aligned(a, v, 64)) {
+            for (; v + 16 <= a.end; v += 16) {
+                sl_block8(a, r, v, O);
+                sl_block8(a, r, v + 8, O1);
+                stream_out16(a, v, O, O1);
+            }
+        }
+    }
     for (; v + 8 <= a.end; v += 8) {
-        const __m256 w = _mm256_loadu_ps(a.sl_weights + v);
-        const __m256 fl = _mm256_floor_ps(w);
-        const __m256 flc = _mm256_min_ps(_mm256_max_ps(fl, _mm256_setzero_ps()), last_f);
-        const __m256i i = _mm256_cvttps_epi32(flc);
-        if (permute) {
-            // Most blocks of the SL meshes (~80 %) have one entry for all 8 vertices: the
-            // elements are broadcasts, the same values the permutes below would pick.
-            const int i0 = _mm_cvtsi128_si32(_mm256_castsi256_si128(i));
-            const __m256i same = _mm256_cmpeq_epi32(i, _mm256_set1_epi32(i0));
-            if (_mm256_movemask_ps(_mm256_castsi256_ps(same)) == 0xFF) {
-                const float* t = T + i0;
-                __m256 E[3][4];
-                if (_mm256_movemask_ps(_mm256_cmp_ps(w, fl, _CMP_EQ_OQ)) == 0xFF) {
-                    // Rigid (f = 0 in every lane, ~3/4 of the SL blocks): f·D + M is M.
-#pragma GCC unroll 12
-                    for (int e = 0; e < 12; ++e) E[e / 4][e % 4] = _mm256_broadcast_ss(t + e * stride);
-                } else {
-                    const __m256 f = _mm256_sub_ps(w, fl);
-#pragma GCC unroll 12
-                    for (int e = 0; e < 12; ++e) {
-                        const __m256 m = _mm256_broadcast_ss(t + e * stride);
-                        const __m256 d = _mm256_broadcast_ss(t + (12 + e) * stride);
-                        E[e / 4][e % 4] = _mm256_fmadd_ps(f, d, m);
-                    }
-                }
-                transform_e8<Stream>(E, a, v);
-                continue;
-            }
-            int mn = 0, mx = 0;
-            lane_range(i, mn, mx);
-            if (mx - mn < 8) {
-                const __m256i idx = _mm256_sub_epi32(i, _mm256_set1_epi32(mn));
-                const __m256 f = _mm256_sub_ps(w, fl);
-                const float* t = T + mn;
-                __m256 E[3][4];
-#pragma GCC unroll 12
-                for (int e = 0; e < 12; ++e) {
-                    const __m256 m = _mm256_permutevar8x32_ps(_mm256_loadu_ps(t + e * stride), idx);
-                    const __m256 d = _mm256_permutevar8x32_ps(_mm256_loadu_ps(t + (12 + e) * stride), idx);
-                    E[e / 4][e % 4] = _mm256_fmadd_ps(f, d, m);
-                }
-                transform_e8<Stream>(E, a, v);
-                continue;
-            }
-        }
-        const __m256i j = _mm256_min_epi32(_mm256_add_epi32(i, _mm256_set1_epi32(1)), last_i);
-        _mm256_store_si256(reinterpret_cast<__m256i*>(oi), _mm256_slli_epi32(i, 4));
-        _mm256_store_si256(reinterpret_cast<__m256i*>(oj), _mm256_slli_epi32(j, 4));
-        _mm256_store_ps(fr, _mm256_sub_ps(w, fl));
-        __m256 Y[8];
-        __m128 X[8];
-#pragma GCC unroll 8
-        for (int k = 0; k < 8; ++k) {
-            const __m256 f = _mm256_broadcast_ss(fr + k);
-            const float* mi = M + oi[k];
-            const float* mj = M + oj[k];
-            // + 0: −0 read as +0, as in sl_palette_tables, so every path gives the same bits.
-            const __m256 yi = _mm256_add_ps(_mm256_load_ps(mi), _mm256_setzero_ps());
-            const __m128 xi = _mm_add_ps(_mm_load_ps(mi + 8), _mm_setzero_ps());
-            const __m256 yj = _mm256_add_ps(_mm256_load_ps(mj), _mm256_setzero_ps());
-            const __m128 xj = _mm_add_ps(_mm_load_ps(mj + 8), _mm_setzero_ps());
-            Y[k] = _mm256_fmadd_ps(f, _mm256_sub_ps(yj, yi), yi);
-            X[k] = _mm_fmadd_ps(_mm256_castps256_ps128(f), _mm_sub_ps(xj, xi), xi);
-        }
-        transform8<Stream>(Y, X, a, v);
+        sl_block8(a, r, v, O);
+        store_out8<Stream>(a, v, O);
     }
     if constexpr (Stream) _mm_sfence();
     return v;
@@ -461,16 +544,12 @@ std::size_t skin_sl_tail_avx2(const KernelArgs& a, std::size_t v) {
     return a.end;
 }
 
-bool aligned32_at(const float* p, std::size_t v) { return ((reinterpret_cast<std::uintptr_t>(p + v)) & 31u) == 0; }
-
 }  // namespace
 
 // Non-temporal stores when asked and every output stream is 32-byte aligned at `begin`: the
 // crowd's skin phase writes more than the caches hold, and these skip the read for ownership.
 std::size_t skin_sl_avx2(const KernelArgs& a) {
-    bool stream = a.streaming_stores && aligned32_at(a.opx, a.begin) && aligned32_at(a.opy, a.begin) &&
-                  aligned32_at(a.opz, a.begin);
-    if (a.nx) stream = stream && aligned32_at(a.onx, a.begin) && aligned32_at(a.ony, a.begin) && aligned32_at(a.onz, a.begin);
+    const bool stream = a.streaming_stores && outputs_aligned(a, a.begin, 32);
     std::size_t v = stream ? skin_sl_avx2_impl<true>(a) : skin_sl_avx2_impl<false>(a);
     if (v < a.end) v = skin_sl_tail_avx2(a, v);
     return v;

@@ -570,6 +570,14 @@ TEST(SlSkinningJob, StreamingStoresWriteTheSameBits) {
         ASSERT_TRUE(job.run());
         ASSERT_TRUE(job.slice(5, 200).run());  // unaligned start: ordinary stores
         expect_same_bits(p0, n0, p1, n1, 0, n, isa);
+        // Starts on a 32-byte but not a 64-byte boundary (AVX2: one block of 8, then whole
+        // lines) and short runs.
+        for (const auto& [begin, count] : {std::pair<std::size_t, std::size_t>{8, 300}, {24, 33}, {40, 16}, {72, 9}}) {
+            job.out_positions = p1.out();
+            job.out_normals = n1.out();
+            ASSERT_TRUE(job.slice(begin, count).run());
+            expect_same_bits(p0, n0, p1, n1, 0, n, isa);
+        }
     }
 }
 
