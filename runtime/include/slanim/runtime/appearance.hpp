@@ -235,15 +235,20 @@ public:
     /// newly activated motions, runs the hand motion with this frame's published pose, the
     /// emotes, the blink and the eye motion's blink requests (MotionController::
     /// animation_outputs); then applies changed params (VisualParamUpdateJob) to the meshes
-    /// and to `local`. Returns true when joint transforms changed (the caller recomputes the
+    /// and to `local` (with AppearanceOptions::skin the animated slots are left to skin(); the
+    /// state's meshes() still evaluates them for any reader). Returns true when joint transforms changed (the caller recomputes the
     /// model pose). No allocation in steady state.
     bool morph(const MotionController& controller, LocalPose& local);
     /// The skin phase: skinning matrices from the model pose and local scales (each distinct
     /// joint entry of the meshes' lists once, then copied into every mesh's list), then skins
     /// every mesh. A mesh the morph phase changed is copied into a bind pose of the avatar's own;
-    /// with a shared cache, a mesh unchanged since the previous skin phase is settled (looked
-    /// up, BindPoseCache). No allocation, except a new bind pose when a shared one is left and
-    /// the cache has no free one of that mesh.
+    /// the animated slots (hand poses, emotes, blinks), which a skinned appearance's morph phase
+    /// leaves pending (VisualParamUpdateJob::defer_animated), are evaluated straight into that
+    /// bind pose (AppearanceState::evaluate_animated_into), and while only they change, into the
+    /// entry the avatar already holds without copying the rest of the mesh again. With a shared
+    /// cache, a mesh unchanged since the previous skin phase is settled (looked up,
+    /// BindPoseCache). No allocation, except a new bind pose when a shared one is left and the
+    /// cache has no free one of that mesh.
     void skin(const ModelPose& model_pose, const LocalPose& local);
     /// Asks the CPU to fetch what morph() and skin() read first for this avatar, in two
     /// steps so that neither waits for memory: step 0 the skinned meshes' set-up array (read
