@@ -287,18 +287,40 @@ TEST(Appearance, EyeMotionBlinksDriveTheBlinkParams) {
     EXPECT_EQ(peak, 1.f);
 }
 
+namespace {
+
+/// The real character and PUNCH_R.anim (hand pose fist, Express_Frown) from ../shared: `skip`
+/// says why when the data is absent, `error` what failed to load.
+struct RealPunch {
+    std::string skip, error;
+    Result<std::shared_ptr<const Skeleton>> skel = Error{"not loaded"};
+    Result<std::shared_ptr<const AppearanceModel>> model = Error{"not loaded"};
+    Result<Motion> motion = Error{"not loaded"};
+    RealPunch() {
+        const std::filesystem::path shared(SLANIM_SHARED_DIR);
+        const auto dir = shared / "sl-character";
+        const auto anim = shared / "anims" / "linden" / "PUNCH_R.anim";
+        if (!std::filesystem::exists(dir / "avatar_lad.xml") || !std::filesystem::exists(anim)) {
+            skip = std::string("reference data not found under ") + SLANIM_SHARED_DIR;
+            return;
+        }
+        skel = load_skeleton(dir);
+        if (skel) model = load_appearance_model(dir, *skel);
+        if (model) motion = load_motion(anim.string(), **skel);
+        const Error* e = !skel ? &skel.error() : !model ? &model.error() : !motion ? &motion.error() : nullptr;
+        if (e) error = e->describe();
+    }
+};
+
+}  // namespace
+
 TEST(Appearance, RealLindenAnimationDrivesHandAndEmoteMorphs) {
-    const std::filesystem::path shared(SLANIM_SHARED_DIR);
-    const auto dir = shared / "sl-character";
-    const auto anim = shared / "anims" / "linden" / "PUNCH_R.anim";  // hand pose fist, Express_Frown
-    if (!std::filesystem::exists(dir / "avatar_lad.xml") || !std::filesystem::exists(anim))
-        GTEST_SKIP() << "reference data not found under " << SLANIM_SHARED_DIR;
-    auto skel = load_skeleton(dir);
-    ASSERT_TRUE(skel) << skel.error().describe();
-    auto model = load_appearance_model(dir, *skel);
-    ASSERT_TRUE(model) << model.error().describe();
-    auto motion = load_motion(anim.string(), **skel);
-    ASSERT_TRUE(motion) << motion.error().describe();
+    RealPunch r;
+    if (!r.skip.empty()) GTEST_SKIP() << r.skip;
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    auto& skel = r.skel;
+    auto& model = r.model;
+    auto& motion = r.motion;
     ASSERT_EQ(motion->hand_pose, 3u);
     const auto clip = MotionClip::build(*motion, **skel, "PUNCH_R");
     World world;
@@ -358,17 +380,12 @@ TEST(Appearance, RealLindenAnimationDrivesHandAndEmoteMorphs) {
 // they settle and fade again) and one unskinned twin that evaluates its meshes eagerly, every
 // bind pose equals the twin's morphed coordinates and normals bit for bit, every frame.
 TEST(Appearance, SkinPhaseEvaluatesTheAnimatedSlotsLikeTheMorphPhase) {
-    const std::filesystem::path shared(SLANIM_SHARED_DIR);
-    const auto dir = shared / "sl-character";
-    const auto anim = shared / "anims" / "linden" / "PUNCH_R.anim";  // hand pose fist, Express_Frown
-    if (!std::filesystem::exists(dir / "avatar_lad.xml") || !std::filesystem::exists(anim))
-        GTEST_SKIP() << "reference data not found under " << SLANIM_SHARED_DIR;
-    auto skel = load_skeleton(dir);
-    ASSERT_TRUE(skel) << skel.error().describe();
-    auto model = load_appearance_model(dir, *skel);
-    ASSERT_TRUE(model) << model.error().describe();
-    auto motion = load_motion(anim.string(), **skel);
-    ASSERT_TRUE(motion) << motion.error().describe();
+    RealPunch r;
+    if (!r.skip.empty()) GTEST_SKIP() << r.skip;
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    auto& skel = r.skel;
+    auto& model = r.model;
+    auto& motion = r.motion;
     const auto clip = MotionClip::build(*motion, **skel, "PUNCH_R");
     World world;
     const auto cache = std::make_shared<BindPoseCache>();

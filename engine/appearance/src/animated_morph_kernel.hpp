@@ -93,6 +93,21 @@ inline void accumulate(const Args& a, std::size_t j, typename L::V (&p)[kShapePl
     }
 }
 
+/// The normals n of slots [j, j + L::W) whose accumulated planes are p (accumulate): the
+/// normalised scaled normal (the shape's normal where degenerate); the shape's normal when no
+/// morph is active.
+template <class L>
+inline void slot_normals(const Args& a, std::size_t j, const typename L::V (&p)[kShapePlanes], typename L::V (&n)[3]) {
+    const float* sh = a.shape + j;
+    const std::size_t S = a.stride;
+    if (!a.active) {
+        for (std::size_t q = 0; q < 3; ++q) n[q] = L::load(sh + (kNx + q) * S);
+        return;
+    }
+    n[0] = p[kSnx], n[1] = p[kSny], n[2] = p[kSnz];
+    normalized_or<L>(n[0], n[1], n[2], sh + kNx * S, S);
+}
+
 /// The slots of `a`, L::W at a time (see AppearanceState's evaluation in visual_params.cpp).
 template <class L>
 inline void evaluate(const Args& a) {
@@ -101,13 +116,13 @@ inline void evaluate(const Args& a) {
     const std::size_t S = a.stride;
     for (std::size_t j = 0; j < a.slots; j += W) {
         const float* sh = a.shape + j;
-        V p[kShapePlanes];
+        V p[kShapePlanes], n[3];
         accumulate<L, kV + 1>(a, j, p);
+        slot_normals<L>(a, j, p, n);
         if (!a.active) {
             for (std::size_t q = kNx; q < kShapePlanes; ++q) p[q] = L::load(sh + q * S);
         } else {
-            V nx = p[kSnx], ny = p[kSny], nz = p[kSnz];
-            normalized_or<L>(nx, ny, nz, sh + kNx * S, S);
+            const V nx = n[0], ny = n[1], nz = n[2];
             // tangent = sb × n; binormal = n × tangent (cross of math.hpp, same order)
             const V tx = L::sub(L::mul(p[kSby], nz), L::mul(p[kSbz], ny));
             const V ty = L::sub(L::mul(p[kSbz], nx), L::mul(p[kSbx], nz));
@@ -155,18 +170,10 @@ template <class L>
 inline void evaluate_soa(const Args& a) {
     using V = typename L::V;
     constexpr std::size_t W = L::W;
-    const std::size_t S = a.stride;
     for (std::size_t j = 0; j < a.slots; j += W) {
-        const float* sh = a.shape + j;
-        V p[kShapePlanes];
+        V p[kShapePlanes], n[3];
         accumulate<L, kSnz + 1>(a, j, p);
-        V n[3];
-        if (!a.active) {
-            for (std::size_t q = 0; q < 3; ++q) n[q] = L::load(sh + (kNx + q) * S);
-        } else {
-            n[0] = p[kSnx], n[1] = p[kSny], n[2] = p[kSnz];
-            normalized_or<L>(n[0], n[1], n[2], sh + kNx * S, S);
-        }
+        slot_normals<L>(a, j, p, n);
         const V out[6] = {p[kCx], p[kCy], p[kCz], n[0], n[1], n[2]};
         const std::size_t lanes = a.slots - j < W ? a.slots - j : W;
         if (lanes == W && a.vertices[j + W - 1] == a.vertices[j] + (W - 1)) {

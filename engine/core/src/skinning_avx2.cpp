@@ -102,11 +102,11 @@ SLANIM_INLINE void transform_e8(const __m256 (&E)[3][4], const KernelArgs& a, st
     store_out8<Stream>(a, v, O);
 }
 
-/// The outputs of vertices [v, v + 8) by the 8 blended matrices (transform_e8_out).
-SLANIM_INLINE void transform8_out(const __m256 (&Y)[8], const __m128 (&X)[8], const KernelArgs& a, std::size_t v,
-                                  __m256 (&O)[6]) {
+/// 8 matrices (rows 0 and 1 of matrix k in Y[k], row 2 in X[k]) as 12 ymm: E[r][c] lane k =
+/// element (r, c) of matrix k.
+SLANIM_INLINE void transpose_matrices8(const __m256 (&Y)[8], const __m128 (&X)[8], __m256 (&E)[3][4]) {
     // Rows 0 and 1: vertices 0..3 and 4..7 transposed in lanes, then lanes recombined.
-    __m256 T0[4], T1[4], E[3][4];
+    __m256 T0[4], T1[4];
     transpose4_in_lanes(Y[0], Y[1], Y[2], Y[3], T0);
     transpose4_in_lanes(Y[4], Y[5], Y[6], Y[7], T1);
 #pragma GCC unroll 4
@@ -119,6 +119,13 @@ SLANIM_INLINE void transform8_out(const __m256 (&Y)[8], const __m128 (&X)[8], co
 #pragma GCC unroll 4
     for (int k = 0; k < 4; ++k) Z[k] = _mm256_insertf128_ps(_mm256_castps128_ps256(X[k]), X[k + 4], 1);
     transpose4_in_lanes(Z[0], Z[1], Z[2], Z[3], E[2]);
+}
+
+/// The outputs of vertices [v, v + 8) by the 8 blended matrices (transform_e8_out).
+SLANIM_INLINE void transform8_out(const __m256 (&Y)[8], const __m128 (&X)[8], const KernelArgs& a, std::size_t v,
+                                  __m256 (&O)[6]) {
+    __m256 E[3][4];
+    transpose_matrices8(Y, X, E);
     transform_e8_out(E, a, v, O);
 }
 
@@ -336,12 +343,12 @@ namespace {
 /// when f = 0, so rigid blocks may read M alone), rows 12..23 D[i] = M[min(i + 1, last)] − M[i],
 /// the subtraction the gather path does per vertex. Past the palette, rows 0..11 repeat the last
 /// matrix (so D[last] is its M − M, like the gather path's) and D is never read by a used index.
-/// Eight matrices at a time: the kernel's transpose (transform8), then one vector subtraction per
+/// Eight matrices at a time: the kernel's transpose (transpose_matrices8), then one vector subtraction per
 /// 8 entries of D.
 void sl_palette_tables(const float* M, std::uint32_t n, float* T, std::size_t stride) {
     const __m256 zero = _mm256_setzero_ps();
     for (std::size_t i = 0; i < stride; i += 8) {
-        __m256 Y[8], T0[4], T1[4], Z[4], E[3][4];
+        __m256 Y[8], E[3][4];
         __m128 X[8];
 #pragma GCC unroll 8
         for (std::size_t k = 0; k < 8; ++k) {
@@ -349,15 +356,7 @@ void sl_palette_tables(const float* M, std::uint32_t n, float* T, std::size_t st
             Y[k] = _mm256_load_ps(m);
             X[k] = _mm_load_ps(m + 8);
         }
-        transpose4_in_lanes(Y[0], Y[1], Y[2], Y[3], T0);
-        transpose4_in_lanes(Y[4], Y[5], Y[6], Y[7], T1);
-#pragma GCC unroll 4
-        for (int c = 0; c < 4; ++c) {
-            E[0][c] = _mm256_permute2f128_ps(T0[c], T1[c], 0x20);
-            E[1][c] = _mm256_permute2f128_ps(T0[c], T1[c], 0x31);
-            Z[c] = _mm256_insertf128_ps(_mm256_castps128_ps256(X[c]), X[c + 4], 1);
-        }
-        transpose4_in_lanes(Z[0], Z[1], Z[2], Z[3], E[2]);
+        transpose_matrices8(Y, X, E);
 #pragma GCC unroll 12
         for (std::size_t e = 0; e < 12; ++e) _mm256_store_ps(T + e * stride + i, _mm256_add_ps(E[e / 4][e % 4], zero));
     }
@@ -526,21 +525,9 @@ std::size_t skin_sl_avx2_impl(const KernelArgs& args) {
 /// gather path: no tables for one block; it gives the permute paths' bits), so that every vertex
 /// of a SIMD run gets the SIMD arithmetic. Returns a.end.
 std::size_t skin_sl_tail_avx2(const KernelArgs& a, std::size_t v) {
-    const std::size_t r = a.end - v;
-    alignas(32) float in[7][8] = {}, out[6][8];
-    const float* src[7] = {a.sl_weights, a.px, a.py, a.pz, a.nx, a.ny, a.nz};
-    for (std::size_t s = 0; s < 7; ++s)
-        if (src[s]) __builtin_memcpy(in[s], src[s] + v, r * sizeof(float));
-    KernelArgs t = a;
-    t.sl_weights = in[0];
-    t.px = in[1], t.py = in[2], t.pz = in[3];
-    if (a.nx) t.nx = in[4], t.ny = in[5], t.nz = in[6];
-    t.opx = out[0], t.opy = out[1], t.opz = out[2], t.onx = out[3], t.ony = out[4], t.onz = out[5];
-    t.begin = 0;
-    t.end = 8;
-    skin_sl_avx2_impl<false>(t);
-    float* dst[6] = {a.opx, a.opy, a.opz, a.onx, a.ony, a.onz};
-    for (std::size_t s = 0; s < (a.nx ? 6u : 3u); ++s) __builtin_memcpy(dst[s] + v, out[s], r * sizeof(float));
+    PaddedBlock<8> block(a, v);
+    skin_sl_avx2_impl<false>(block.args(a));
+    block.copy_out(a);
     return a.end;
 }
 

@@ -460,22 +460,11 @@ std::size_t skin_sl_permute_avx512(const KernelArgs& a, const float* T) {
 /// The last 1..15 vertices [v, end) as one block of 16 padded with zeros, through local copies
 /// and the same tables, so that every vertex of a run gets the SIMD arithmetic. Returns a.end.
 std::size_t skin_sl_tail_avx512(const KernelArgs& a, std::size_t v, const float* T) {
-    const std::size_t r = a.end - v;
-    alignas(64) float in[7][16] = {}, out[6][16];
-    const float* src[7] = {a.sl_weights, a.px, a.py, a.pz, a.nx, a.ny, a.nz};
-    for (std::size_t s = 0; s < 7; ++s)
-        if (src[s]) __builtin_memcpy(in[s], src[s] + v, r * sizeof(float));
-    KernelArgs t = a;
-    t.sl_weights = in[0];
-    t.px = in[1], t.py = in[2], t.pz = in[3];
-    if (a.nx) t.nx = in[4], t.ny = in[5], t.nz = in[6];
-    t.opx = out[0], t.opy = out[1], t.opz = out[2], t.onx = out[3], t.ony = out[4], t.onz = out[5];
-    t.begin = 0;
-    t.end = 16;
+    PaddedBlock<16> block(a, v);
+    const KernelArgs t = block.args(a);
     if (a.num_matrices <= 16) skin_sl_permute_avx512<false, false>(t, T);
     else skin_sl_permute_avx512<true, false>(t, T);
-    float* dst[6] = {a.opx, a.opy, a.opz, a.onx, a.ony, a.onz};
-    for (std::size_t s = 0; s < (a.nx ? 6u : 3u); ++s) __builtin_memcpy(dst[s] + v, out[s], r * sizeof(float));
+    block.copy_out(a);
     return a.end;
 }
 

@@ -60,4 +60,40 @@ std::size_t skin_sl_avx512(const KernelArgs& a);
 std::size_t skin_packed_avx2(const KernelArgs& a);
 std::size_t skin_packed_avx512(const KernelArgs& a);
 
+namespace {  // internal linkage: each ISA file keeps its own copy
+
+/// A job's last partial block [v, end) as one whole block of W vertices: the inputs copied into
+/// local arrays padded with zeros, the outputs written there (`args`), then the real vertices'
+/// outputs copied back (`copy_out`). The SL kernels run it so every vertex gets the SIMD
+/// arithmetic.
+template <std::size_t W>
+struct PaddedBlock {
+    alignas(64) float in[7][W] = {};
+    alignas(64) float out[6][W];
+    std::size_t v, r;
+    PaddedBlock(const KernelArgs& a, std::size_t first) : v(first), r(a.end - first) {
+        const float* src[7] = {a.sl_weights, a.px, a.py, a.pz, a.nx, a.ny, a.nz};
+        for (std::size_t s = 0; s < 7; ++s)
+            if (src[s]) __builtin_memcpy(in[s], src[s] + v, r * sizeof(float));
+    }
+    /// `a` reading and writing the local block, vertices [0, W), ordinary stores.
+    [[nodiscard]] KernelArgs args(const KernelArgs& a) {
+        KernelArgs t = a;
+        t.sl_weights = in[0];
+        t.px = in[1], t.py = in[2], t.pz = in[3];
+        if (a.nx) t.nx = in[4], t.ny = in[5], t.nz = in[6];
+        t.opx = out[0], t.opy = out[1], t.opz = out[2], t.onx = out[3], t.ony = out[4], t.onz = out[5];
+        t.begin = 0;
+        t.end = W;
+        t.streaming_stores = false;
+        return t;
+    }
+    void copy_out(const KernelArgs& a) const {
+        float* dst[6] = {a.opx, a.opy, a.opz, a.onx, a.ony, a.onz};
+        for (std::size_t s = 0; s < (a.nx ? 6u : 3u); ++s) __builtin_memcpy(dst[s] + v, out[s], r * sizeof(float));
+    }
+};
+
+}  // namespace
+
 }  // namespace slanim::skin_detail

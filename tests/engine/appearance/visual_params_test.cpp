@@ -86,6 +86,13 @@ int volume_child(const Skeleton& s, int bone) {
     return -1;
 }
 
+/// The model of the viewer's character folder `dir` on its own skeleton.
+Result<std::shared_ptr<const AppearanceModel>> load_real_model(const std::filesystem::path& dir) {
+    auto skel = load_skeleton(dir);
+    if (!skel) return skel.error();
+    return load_appearance_model(dir, *skel);
+}
+
 struct Fixture {
     LlmMesh mesh = quad();
     AvatarDefinition def;
@@ -487,9 +494,7 @@ TEST(VisualParams, RealCharacterBuildsAndTheBaseShapeChangesTheMesh) {
     const std::filesystem::path shape = std::filesystem::path(SLANIM_SHARED_DIR) / "wearables" / "base_shape.dat";
     if (!std::filesystem::exists(dir / "avatar_lad.xml") || !std::filesystem::exists(shape))
         GTEST_SKIP() << "reference data not found under " << SLANIM_SHARED_DIR;
-    auto skel = load_skeleton(dir);
-    ASSERT_TRUE(skel) << skel.error().describe();
-    auto model = load_appearance_model(dir, *skel);
+    auto model = load_real_model(dir);
     ASSERT_TRUE(model) << model.error().describe();
     const AppearanceModel& m = **model;
     std::size_t verts = 0;
@@ -556,9 +561,7 @@ TEST(VisualParams, OnlyChangedParamsAreVisitedAndNoneIsMissed) {
     const std::filesystem::path dir = std::filesystem::path(SLANIM_SHARED_DIR) / "sl-character";
     if (!std::filesystem::exists(dir / "avatar_lad.xml"))
         GTEST_SKIP() << "reference data not found under " << SLANIM_SHARED_DIR;
-    auto skel = load_skeleton(dir);
-    ASSERT_TRUE(skel) << skel.error().describe();
-    auto model = load_appearance_model(dir, *skel);
+    auto model = load_real_model(dir);
     ASSERT_TRUE(model) << model.error().describe();
     const AppearanceModel& m = **model;
     AppearanceState s(*model);
