@@ -919,12 +919,34 @@ inline void fold_layer_pair(const LayerFoldArgs& a, const BlendLayer& layer, con
     }
 }
 
-// Whether the n layers in slot order fold as one dense run (fold_dense_run): every one
-// dense_pair with the first (all live, rotations and positions, the same blocks and masks).
+// A started chunk's running blend (its layers all folded) written to the pose at j0: its lanes
+// without a state keep the pose's bits (their running blend is the pose as read).
+inline void write_chunk(const LayerFoldArgs& a, const ChunkAcc& acc, const ChunkBits& cb, std::size_t j0) {
+    Chunk b;
+    b.lanes = a.joints - j0 < W ? static_cast<int>(a.joints - j0) : W;
+    for (int k = 0; k < 4; ++k) b.r[k] = b.in_r[k] = acc.r[k];
+    for (int k = 0; k < 3; ++k) b.p[k] = b.in_p[k] = acc.p[k];
+    b.blended = lane_mask(cb.blended);
+    finish_chunk(b, a.rotations + j0, a.positions + j0);
+}
+
+// Whether the n layers in slot order fold as one dense run (fold_dense_run): every one live
+// with rotations and positions, on the first's joints with the first's usages (so the same
+// blocks, masks and components: dense_pair with the first; a shape compared to itself or by
+// two memcmp, not block by block).
 inline bool dense_run(const BlendLayer* const* order, int n) {
     if (n < 1) return false;
-    for (int i = 0; i < n; ++i)
-        if (!dense_pair(*order[0], *order[i])) return false;
+    const LayerShape& s0 = *order[0]->shape;
+    for (int i = 0; i < n; ++i) {
+        const BlendLayer& x = *order[i];
+        if (x.weight == 0.f || !x.rotations || !x.positions) return false;
+        const LayerShape& s = *x.shape;
+        if (&s == &s0) continue;
+        if (s.joints.size() != s0.joints.size() || s.usages.size() != s0.usages.size() ||
+            std::memcmp(s.joints.data(), s0.joints.data(), s.joints.size() * sizeof(std::int16_t)) != 0 ||
+            std::memcmp(s.usages.data(), s0.usages.data(), s.usages.size()) != 0)
+            return false;
+    }
     return true;
 }
 
@@ -970,12 +992,11 @@ SLANIM_LANES_INLINE void fold_dense_chunks(const LayerFoldArgs& a, const BlendLa
     }
 }
 
-// A dense run (dense_run) block by block: full dense chunks fold all n layers at once in
-// registers and are written at once (fold_dense_chunks, two at a time where two follow); the
-// others take fold_layer_chunk layer after layer through the scratch (written by
-// fold_by_layer's last loop).
-inline void fold_dense_run(const LayerFoldArgs& a, const BlendLayer* const* order, int n, ChunkAcc* acc,
-                           ChunkBits* cbits) {
+// A dense run (dense_run) block by block, each chunk finished before the next: full dense chunks
+// fold all n layers at once in registers (fold_dense_chunks, two at a time where two follow);
+// the others (partial chunks, blocks without both components) take fold_layer_chunk layer
+// after layer with their running blend on the stack. No fold scratch.
+inline void fold_dense_run(const LayerFoldArgs& a, const BlendLayer* const* order, int n) {
     const std::vector<LayerBlock>& blocks = order[0]->shape->blocks;
     for (std::size_t k = 0; k < blocks.size(); ++k) {
         const LayerBlock& lb = blocks[k];
@@ -995,10 +1016,12 @@ inline void fold_dense_run(const LayerFoldArgs& a, const BlendLayer* const* orde
                     continue;
                 }
                 fold_dense_chunks<1>(a, order, n, first, j0);
-            } else {
+            } else {  // every layer of the run on this chunk, then written
+                ChunkAcc acc{};
+                ChunkBits cb{};
                 for (int i = 0; i < n; ++i)
-                    fold_layer_chunk(a, Present{order[i], &order[i]->shape->blocks[k], m, first}, j0, acc[j0 / W],
-                                     cbits[j0 / W]);
+                    fold_layer_chunk(a, Present{order[i], &order[i]->shape->blocks[k], m, first}, j0, acc, cb);
+                write_chunk(a, acc, cb, j0);
             }
             first += static_cast<std::size_t>(__builtin_popcount(m));
         }
@@ -1006,14 +1029,11 @@ inline void fold_dense_run(const LayerFoldArgs& a, const BlendLayer* const* orde
 }
 
 inline void fold_by_layer(const LayerFoldArgs& a, const BlendLayer* const* order, int n) {
+    if (dense_run(order, n)) return fold_dense_run(a, order, n);
     const std::size_t chunks = (a.joints + W - 1) / W;
     auto* acc = static_cast<ChunkAcc*>(a.scratch);
     auto* cbits = reinterpret_cast<ChunkBits*>(acc + chunks);
     std::memset(static_cast<void*>(cbits), 0, chunks * sizeof(ChunkBits));
-    if (dense_run(order, n)) {
-        fold_dense_run(a, order, n, acc, cbits);
-        n = 0;  // (the chunks left to write are in the scratch)
-    }
     for (int i = 0; i < n; ++i) {
         const BlendLayer& layer = *order[i];
         if (i + 1 < n && dense_pair(layer, *order[i + 1])) {  // the next layer on the same joints too
@@ -1035,15 +1055,8 @@ inline void fold_by_layer(const LayerFoldArgs& a, const BlendLayer* const* order
             }
         }
     }
-    for (std::size_t c = 0; c < chunks; ++c) {
-        if (!cbits[c].started) continue;
-        Chunk b;
-        b.lanes = a.joints - c * W < W ? static_cast<int>(a.joints - c * W) : W;
-        for (int k = 0; k < 4; ++k) b.r[k] = b.in_r[k] = acc[c].r[k];
-        for (int k = 0; k < 3; ++k) b.p[k] = b.in_p[k] = acc[c].p[k];
-        b.blended = lane_mask(cbits[c].blended);
-        finish_chunk(b, a.rotations + c * W, a.positions + c * W);
-    }
+    for (std::size_t c = 0; c < chunks; ++c)
+        if (cbits[c].started) write_chunk(a, acc[c], cbits[c], c * W);
 }
 
 // PoseBlender's fold straight from recorded layers (no additive layer, no scales, nothing added
