@@ -921,7 +921,7 @@ inline void fold_layer_pair(const LayerFoldArgs& a, const BlendLayer& layer, con
 
 // A started chunk's running blend (its layers all folded) written to the pose at j0: its lanes
 // without a state keep the pose's bits (their running blend is the pose as read).
-inline void write_chunk(const LayerFoldArgs& a, const ChunkAcc& acc, const ChunkBits& cb, std::size_t j0) {
+SLANIM_LANES_INLINE void write_chunk(const LayerFoldArgs& a, const ChunkAcc& acc, const ChunkBits& cb, std::size_t j0) {
     Chunk b;
     b.lanes = a.joints - j0 < W ? static_cast<int>(a.joints - j0) : W;
     for (int k = 0; k < 4; ++k) b.r[k] = b.in_r[k] = acc.r[k];
@@ -935,7 +935,7 @@ inline void write_chunk(const LayerFoldArgs& a, const ChunkAcc& acc, const Chunk
 // blocks, masks and components: dense_pair with the first; a shape compared to itself or by
 // two memcmp, not block by block).
 inline bool dense_run(const BlendLayer* const* order, int n) {
-    if (n < 1) return false;
+    if (n < 2) return false;  // (one layer: fold_by_layer's loop, as cheap)
     const LayerShape& s0 = *order[0]->shape;
     for (int i = 0; i < n; ++i) {
         const BlendLayer& x = *order[i];
@@ -1055,8 +1055,15 @@ inline void fold_by_layer(const LayerFoldArgs& a, const BlendLayer* const* order
             }
         }
     }
-    for (std::size_t c = 0; c < chunks; ++c)
-        if (cbits[c].started) write_chunk(a, acc[c], cbits[c], c * W);
+    for (std::size_t c = 0; c < chunks; ++c) {
+        if (!cbits[c].started) continue;
+        Chunk b;
+        b.lanes = a.joints - c * W < W ? static_cast<int>(a.joints - c * W) : W;
+        for (int k = 0; k < 4; ++k) b.r[k] = b.in_r[k] = acc[c].r[k];
+        for (int k = 0; k < 3; ++k) b.p[k] = b.in_p[k] = acc[c].p[k];
+        b.blended = lane_mask(cbits[c].blended);
+        finish_chunk(b, a.rotations + c * W, a.positions + c * W);
+    }
 }
 
 // PoseBlender's fold straight from recorded layers (no additive layer, no scales, nothing added
