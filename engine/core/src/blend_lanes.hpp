@@ -376,6 +376,10 @@ SLANIM_LANES_INLINE void nlerp(unsigned cont, F t, const F (&r)[4], const F (&a)
         const F dev = abs_(sub(one, mag));
         const F big = gt(mag, set1(0.0000001f));
         const F scale_it = gt(dev, set1(0.000001f));
+        if (!(cont & ~bits(and_(big, scale_it)))) {  // every continuing lane rescaled (usual): no selects
+            for (F& c : l) c = mul(c, oomag);
+            return;
+        }
         for (int c = 0; c < 3; ++c) l[c] = and_(big, sel(scale_it, mul(l[c], oomag), l[c]));
         l[3] = sel(big, sel(scale_it, mul(l[3], oomag), l[3]), one);
     }
@@ -457,6 +461,23 @@ SLANIM_LANES_INLINE void fold_state(Chunk& b, const State& s) {
     }
 }
 
+// The lanes where a component of the quaternion r is −0, infinite or NaN (AVX2: the largest
+// magnitude and the smallest signed integer over the four components, then two compares).
+SLANIM_LANES_INLINE unsigned special_lanes(const F (&r)[4]) {
+    const F max_finite = set1_bits(0x7F7FFFFF), minus_zero = set1_bits(static_cast<std::int32_t>(0x80000000u));
+#if defined(__AVX2__)
+    const auto max_ = [](F a, F b) { return as_f(_mm256_max_epi32(as_i(a), as_i(b))); };
+    const auto min_ = [](F a, F b) { return as_f(_mm256_min_epi32(as_i(a), as_i(b))); };
+    const F mag = max_(max_(abs_(r[0]), abs_(r[1])), max_(abs_(r[2]), abs_(r[3])));
+    const F low = min_(min_(r[0], r[1]), min_(r[2], r[3]));
+    return bits(or_(i_gt(mag, max_finite), i_eq(low, minus_zero)));
+#else
+    F special = zero();
+    for (const F& c : r) special = or_(special, or_(i_gt(abs_(c), max_finite), i_eq(c, minus_zero)));
+    return bits(special);
+#endif
+}
+
 // blend_one's ending: blended + zero added position; ll_mul(identity added rotation, blended)
 // with ll_mul's operations (compose_identity), skipped where no component is −0, infinite or NaN
 // (the product is then the quaternion itself, bit for bit). Lanes not blended keep their pose's
@@ -464,10 +485,7 @@ SLANIM_LANES_INLINE void fold_state(Chunk& b, const State& s) {
 SLANIM_LANES_INLINE void compose_identity(const F (&r)[4], F (&q)[4]) {
     const F one = set1(1.f), z = zero();
     for (int c = 0; c < 4; ++c) q[c] = r[c];
-    F special = z;
-    for (const F& c : r)
-        special = or_(special, or_(i_gt(abs_(c), set1_bits(0x7F7FFFFF)), i_eq(c, set1_bits(static_cast<std::int32_t>(0x80000000u)))));
-    if (bits(special)) {
+    if (special_lanes(r)) {
         const F rx = r[0], ry = r[1], rz = r[2], rw = r[3];
         q[0] = sub(add(add(mul(rw, z), mul(rx, one)), mul(ry, z)), mul(rz, z));
         q[1] = sub(add(add(mul(rw, z), mul(ry, one)), mul(rz, z)), mul(rx, z));
