@@ -67,6 +67,7 @@ inline F and_(F a, F b) { return _mm256_and_ps(a, b); }
 inline F or_(F a, F b) { return _mm256_or_ps(a, b); }
 inline F andnot(F a, F b) { return _mm256_andnot_ps(b, a); }  // a & ~b
 inline F sel(F m, F a, F b) { return _mm256_blendv_ps(b, a, m); }  // m ? a : b
+inline F min_first(F a, F b) { return _mm256_min_ps(a, b); }         // a < b ? a : b (NaN: b)
 inline F lt(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
 inline F le(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_LE_OQ); }
 inline F gt(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
@@ -147,6 +148,11 @@ inline F and_(F a, F b) { return _mm_and_ps(a, b); }
 inline F or_(F a, F b) { return _mm_or_ps(a, b); }
 inline F andnot(F a, F b) { return _mm_andnot_ps(b, a); }  // a & ~b
 inline F sel(F m, F a, F b) { return _mm_or_ps(_mm_and_ps(m, a), _mm_andnot_ps(m, b)); }
+#if defined(__wasm_simd128__)
+inline F min_first(F a, F b) { return sel(_mm_cmplt_ps(a, b), a, b); }  // a < b ? a : b (NaN: b)
+#else
+inline F min_first(F a, F b) { return _mm_min_ps(a, b); }  // minps: a < b ? a : b (NaN: b)
+#endif
 inline F lt(F a, F b) { return _mm_cmplt_ps(a, b); }    // ordered
 inline F le(F a, F b) { return _mm_cmple_ps(a, b); }    // ordered
 inline F gt(F a, F b) { return _mm_cmpgt_ps(a, b); }    // ordered
@@ -322,10 +328,10 @@ SLANIM_LANES_INLINE void start_chunk(Chunk& c, const Quat* r, const Vec3* p, boo
     c.has_pos = c.has_rot = 0;
 }
 
-// `llmin(1, w + sum)` as the scalar code computes it (`ws < 1 ? ws : 1`: a NaN gives 1).
+// `llmin(1, w + sum)` as the scalar code computes it (`ws < 1 ? ws : 1`: a NaN gives 1; x86's
+// minimum is that select in one instruction).
 inline F capped_sum(F w, F sum) {
-    const F one = set1(1.f), ws = add(w, sum);
-    return sel(lt(ws, one), ws, one);
+    return min_first(add(w, sum), set1(1.f));
 }
 // sum / nw on the lanes of `lanes`; skipped where every such lane has nw = 1 and a sum that is
 // not NaN (x / 1 = x exactly), as the AVX-512 fold does.

@@ -719,8 +719,8 @@ namespace {
 // vector folds take every full chunk's layers at once in registers, two chunks side by side,
 // and the other chunks layer after layer): every joint against the viewer's code. The joints
 // are all of the skeleton's or all but a few (chunks with holes), some layers share one shape,
-// the weights saturate or not, priorities tie, rotations lie in both hemispheres, and a few
-// components are −0, infinite or NaN.
+// the weights saturate or not (a few are NaN: the capped sum of a NaN is 1), priorities tie,
+// rotations lie in both hemispheres, and a few components are −0, infinite or NaN.
 void expect_dense_runs_like_the_viewer() {
     std::mt19937 rng(31);
     std::uniform_real_distribution<float> u(-1.f, 1.f), w01(0.001f, 1.f);
@@ -748,8 +748,9 @@ void expect_dense_runs_like_the_viewer() {
                     rots[l].push_back(q);
                     poss[l].push_back({u(rng), u(rng), u(rng)});
                 }
-                const auto kind = static_cast<unsigned>(rng() % 3);
-                const float w = kind == 0 ? 1.f : kind == 1 ? 0.5f : w01(rng);
+                const auto kind = static_cast<unsigned>(rng() % 32);
+                const float nan = std::numeric_limits<float>::quiet_NaN();
+                const float w = kind < 10 ? 1.f : kind < 20 ? 0.5f : kind < 31 ? w01(rng) : nan;
                 // Every third layer after the first on the first's shape object.
                 const LayerShape* shape = (l > 0 && l % 3 == 0) ? &shapes[0] : &shapes[l];
                 ls[l] = BlendLayer{shape, rots[l].data(), poss[l].data(), nullptr, w, false};
