@@ -67,6 +67,7 @@ inline F and_(F a, F b) { return _mm256_and_ps(a, b); }
 inline F or_(F a, F b) { return _mm256_or_ps(a, b); }
 inline F andnot(F a, F b) { return _mm256_andnot_ps(b, a); }  // a & ~b
 inline F sel(F m, F a, F b) { return _mm256_blendv_ps(b, a, m); }  // m ? a : b
+inline F min_first(F a, F b) { return _mm256_min_ps(a, b); }         // a < b ? a : b (NaN: b)
 inline F lt(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
 inline F le(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_LE_OQ); }
 inline F gt(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
@@ -147,6 +148,11 @@ inline F and_(F a, F b) { return _mm_and_ps(a, b); }
 inline F or_(F a, F b) { return _mm_or_ps(a, b); }
 inline F andnot(F a, F b) { return _mm_andnot_ps(b, a); }  // a & ~b
 inline F sel(F m, F a, F b) { return _mm_or_ps(_mm_and_ps(m, a), _mm_andnot_ps(m, b)); }
+#if defined(__wasm_simd128__)
+inline F min_first(F a, F b) { return sel(_mm_cmplt_ps(a, b), a, b); }  // a < b ? a : b (NaN: b)
+#else
+inline F min_first(F a, F b) { return _mm_min_ps(a, b); }  // minps: a < b ? a : b (NaN: b)
+#endif
 inline F lt(F a, F b) { return _mm_cmplt_ps(a, b); }    // ordered
 inline F le(F a, F b) { return _mm_cmple_ps(a, b); }    // ordered
 inline F gt(F a, F b) { return _mm_cmpgt_ps(a, b); }    // ordered
@@ -239,7 +245,7 @@ inline unsigned first_lanes(int n) { return n >= W ? kAllLanes : (1u << n) - 1u;
 constexpr std::size_t kQuatHalf = 16, kVec3Half = 12;
 
 // n ≤ W quaternions at q into x, y, z, w lanes (lanes ≥ n zero; only n read).
-inline void quats_in(const Quat* q, F (&out)[4], int n = W) {
+SLANIM_LANES_INLINE void quats_in(const Quat* q, F (&out)[4], int n = W) {
     const float* f = &q->x;
     F a[4];
     for (int k = 0; k < 4; ++k) a[k] = load_groups(f + 4 * k, kQuatHalf, 4 * (n - k));  // quaternion k (and 4 + k)
@@ -248,7 +254,7 @@ inline void quats_in(const Quat* q, F (&out)[4], int n = W) {
     out[0] = shuf<_MM_SHUFFLE(1, 0, 1, 0)>(t0, t1), out[1] = shuf<_MM_SHUFFLE(3, 2, 3, 2)>(t0, t1);
     out[2] = shuf<_MM_SHUFFLE(1, 0, 1, 0)>(t2, t3), out[3] = shuf<_MM_SHUFFLE(3, 2, 3, 2)>(t2, t3);
 }
-inline void quats_out(const F (&in)[4], Quat* q, int n = W) {  // n ≤ W written
+SLANIM_LANES_INLINE void quats_out(const F (&in)[4], Quat* q, int n = W) {  // n ≤ W written
     float* f = &q->x;
     const F t0 = unpacklo(in[0], in[1]), t1 = unpackhi(in[0], in[1]);  // x0 y0 x1 y1 | x2 y2 x3 y3
     const F t2 = unpacklo(in[2], in[3]), t3 = unpackhi(in[2], in[3]);  // z0 w0 z1 w1 | z2 w2 z3 w3
@@ -259,7 +265,7 @@ inline void quats_out(const F (&in)[4], Quat* q, int n = W) {  // n ≤ W writte
 }
 // n ≤ W Vec3 at v into x, y, z lanes (lanes ≥ n zero; only n read). Per half: a = x0 y0 z0 x1,
 // b = y1 z1 x2 y2, c = z2 x3 y3 z3.
-inline void vec3s_in(const Vec3* v, F (&out)[3], int n = W) {
+SLANIM_LANES_INLINE void vec3s_in(const Vec3* v, F (&out)[3], int n = W) {
     const float* f = &v->x;
     const std::ptrdiff_t t = 3 * n;
     const F a = load_groups(f, kVec3Half, t), b = load_groups(f + 4, kVec3Half, t - 4), c = load_groups(f + 8, kVec3Half, t - 8);
@@ -269,7 +275,7 @@ inline void vec3s_in(const Vec3* v, F (&out)[3], int n = W) {
     out[1] = shuf<_MM_SHUFFLE(3, 1, 2, 0)>(yz_lo, xy_hi);
     out[2] = shuf<_MM_SHUFFLE(3, 0, 3, 1)>(yz_lo, c);
 }
-inline void vec3s_out(const F (&in)[3], Vec3* v, int n = W) {  // n ≤ W written
+SLANIM_LANES_INLINE void vec3s_out(const F (&in)[3], Vec3* v, int n = W) {  // n ≤ W written
     float* f = &v->x;
     const std::ptrdiff_t t = 3 * n;
     const F xy_lo = unpacklo(in[0], in[1]), xy_hi = unpackhi(in[0], in[1]);  // x0 y0 x1 y1 | x2 y2 x3 y3
@@ -322,10 +328,10 @@ SLANIM_LANES_INLINE void start_chunk(Chunk& c, const Quat* r, const Vec3* p, boo
     c.has_pos = c.has_rot = 0;
 }
 
-// `llmin(1, w + sum)` as the scalar code computes it (`ws < 1 ? ws : 1`: a NaN gives 1).
+// `llmin(1, w + sum)` as the scalar code computes it (`ws < 1 ? ws : 1`: a NaN gives 1; x86's
+// minimum is that select in one instruction).
 inline F capped_sum(F w, F sum) {
-    const F one = set1(1.f), ws = add(w, sum);
-    return sel(lt(ws, one), ws, one);
+    return min_first(add(w, sum), set1(1.f));
 }
 // sum / nw on the lanes of `lanes`; skipped where every such lane has nw = 1 and a sum that is
 // not NaN (x / 1 = x exactly), as the AVX-512 fold does.
@@ -376,6 +382,10 @@ SLANIM_LANES_INLINE void nlerp(unsigned cont, F t, const F (&r)[4], const F (&a)
         const F dev = abs_(sub(one, mag));
         const F big = gt(mag, set1(0.0000001f));
         const F scale_it = gt(dev, set1(0.000001f));
+        if (!(cont & ~bits(and_(big, scale_it)))) {  // every continuing lane rescaled (usual): no selects
+            for (F& c : l) c = mul(c, oomag);
+            return;
+        }
         for (int c = 0; c < 3; ++c) l[c] = and_(big, sel(scale_it, mul(l[c], oomag), l[c]));
         l[3] = sel(big, sel(scale_it, mul(l[3], oomag), l[3]), one);
     }
@@ -457,22 +467,42 @@ SLANIM_LANES_INLINE void fold_state(Chunk& b, const State& s) {
     }
 }
 
+// The lanes where a component of the quaternion r is −0, infinite or NaN (AVX2: the largest
+// magnitude and the smallest signed integer over the four components, then two compares).
+SLANIM_LANES_INLINE unsigned special_lanes(const F (&r)[4]) {
+    const F max_finite = set1_bits(0x7F7FFFFF), minus_zero = set1_bits(static_cast<std::int32_t>(0x80000000u));
+#if defined(__AVX2__)
+    const auto max_ = [](F a, F b) { return as_f(_mm256_max_epi32(as_i(a), as_i(b))); };
+    const auto min_ = [](F a, F b) { return as_f(_mm256_min_epi32(as_i(a), as_i(b))); };
+    const F mag = max_(max_(abs_(r[0]), abs_(r[1])), max_(abs_(r[2]), abs_(r[3])));
+    const F low = min_(min_(r[0], r[1]), min_(r[2], r[3]));
+    return bits(or_(i_gt(mag, max_finite), i_eq(low, minus_zero)));
+#else
+    F special = zero();
+    for (const F& c : r) special = or_(special, or_(i_gt(abs_(c), max_finite), i_eq(c, minus_zero)));
+    return bits(special);
+#endif
+}
+
 // blend_one's ending: blended + zero added position; ll_mul(identity added rotation, blended)
-// with ll_mul's operations, skipped where no component is −0, infinite or NaN (the product is
-// then the quaternion itself, bit for bit). Lanes not blended keep their pose's bits.
-SLANIM_LANES_INLINE void finish_chunk(const Chunk& b, Quat* r, Vec3* p) {
+// with ll_mul's operations (compose_identity), skipped where no component is −0, infinite or NaN
+// (the product is then the quaternion itself, bit for bit). Lanes not blended keep their pose's
+// bits (finish_chunk).
+SLANIM_LANES_INLINE void compose_identity(const F (&r)[4], F (&q)[4]) {
     const F one = set1(1.f), z = zero();
-    F q[4] = {b.r[0], b.r[1], b.r[2], b.r[3]};
-    F special = z;
-    for (const F& c : b.r)
-        special = or_(special, or_(i_gt(abs_(c), set1_bits(0x7F7FFFFF)), i_eq(c, set1_bits(static_cast<std::int32_t>(0x80000000u)))));
-    if (bits(special)) {
-        const F rx = b.r[0], ry = b.r[1], rz = b.r[2], rw = b.r[3];
+    for (int c = 0; c < 4; ++c) q[c] = r[c];
+    if (special_lanes(r)) {
+        const F rx = r[0], ry = r[1], rz = r[2], rw = r[3];
         q[0] = sub(add(add(mul(rw, z), mul(rx, one)), mul(ry, z)), mul(rz, z));
         q[1] = sub(add(add(mul(rw, z), mul(ry, one)), mul(rz, z)), mul(rx, z));
         q[2] = sub(add(add(mul(rw, z), mul(rz, one)), mul(rx, z)), mul(ry, z));
         q[3] = sub(sub(sub(mul(rw, one), mul(rx, z)), mul(ry, z)), mul(rz, z));
     }
+}
+SLANIM_LANES_INLINE void finish_chunk(const Chunk& b, Quat* r, Vec3* p) {
+    const F z = zero();
+    F q[4];
+    compose_identity(b.r, q);
     F out_r[4], out_p[3];
     for (int c = 0; c < 4; ++c) out_r[c] = sel(b.blended, q[c], b.in_r[c]);
     for (int c = 0; c < 3; ++c) out_p[c] = sel(b.blended, add(b.p[c], z), b.in_p[c]);
@@ -913,7 +943,117 @@ inline void fold_layer_pair(const LayerFoldArgs& a, const BlendLayer& layer, con
     }
 }
 
+// A started chunk's running blend (its layers all folded) written to the pose at j0: its lanes
+// without a state keep the pose's bits (their running blend is the pose as read).
+SLANIM_LANES_INLINE void write_chunk(const LayerFoldArgs& a, const ChunkAcc& acc, const ChunkBits& cb, std::size_t j0) {
+    Chunk b;
+    b.lanes = a.joints - j0 < W ? static_cast<int>(a.joints - j0) : W;
+    for (int k = 0; k < 4; ++k) b.r[k] = b.in_r[k] = acc.r[k];
+    for (int k = 0; k < 3; ++k) b.p[k] = b.in_p[k] = acc.p[k];
+    b.blended = lane_mask(cb.blended);
+    finish_chunk(b, a.rotations + j0, a.positions + j0);
+}
+
+// Whether the n layers in slot order fold as one dense run (fold_dense_run): every one live
+// with rotations and positions, on the first's joints with the first's usages (so the same
+// blocks, masks and components: dense_pair with the first; a shape compared to itself or by
+// two memcmp, not block by block).
+inline bool dense_run(const BlendLayer* const* order, int n) {
+    if (n < 2) return false;  // (one layer: fold_by_layer's loop, as cheap)
+    const LayerShape& s0 = *order[0]->shape;
+    for (int i = 0; i < n; ++i) {
+        const BlendLayer& x = *order[i];
+        if (x.weight == 0.f || !x.rotations || !x.positions) return false;
+        const LayerShape& s = *x.shape;
+        if (&s == &s0) continue;
+        if (s.joints.size() != s0.joints.size() || s.usages.size() != s0.usages.size() ||
+            std::memcmp(s.joints.data(), s0.joints.data(), s.joints.size() * sizeof(std::int16_t)) != 0 ||
+            std::memcmp(s.usages.data(), s0.usages.data(), s.usages.size()) != 0)
+            return false;
+    }
+    return true;
+}
+
+// C (1 or 2) consecutive full dense chunks of a dense run, at j0, j0 + W: the n layers' states
+// from `track` on (the same track index in every layer: their blocks and masks are the same, so
+// are the tracks before each block) folded in slot order with the running blends in registers,
+// then written to the pose (every lane blended: the first layer covers the chunks, so the pose
+// is not read). Two chunks fold side by side, layer by layer, so one chunk's dependency chain
+// (the nlerp's square root and division) overlaps the other's; the loops over them are unrolled
+// (else GCC keeps both blends in memory). The same operations as fold_dense_pair's: the position
+// and rotation sums start equal and take the same capped sums, so they keep the same bits and
+// one sum serves both.
+template <int C>
+SLANIM_LANES_INLINE void fold_dense_chunks(const LayerFoldArgs& a, const BlendLayer* const* order, int n,
+                                           std::size_t track, std::size_t j0) {
+    Chunk b[C];
+#pragma GCC unroll 2
+    for (int c = 0; c < C; ++c) {
+        quats_in(order[0]->rotations + track + c * W, b[c].r);
+        vec3s_in(order[0]->positions + track + c * W, b[c].p);
+        b[c].sum_pos = set1(order[0]->weight);
+    }
+    for (int i = 1; i < n; ++i) {
+        const BlendLayer& layer = *order[i];
+#pragma GCC unroll 2
+        for (int c = 0; c < C; ++c) {
+            State s;
+            vec3s_in(layer.positions + track + c * W, s.p);
+            quats_in(layer.rotations + track + c * W, s.r);
+            s.w = set1(layer.weight);
+            const F nw = capped_sum(s.w, b[c].sum_pos), t = ratio(kAllLanes, b[c].sum_pos, nw);
+            continue_positions(b[c], s, kAllLanes, nw, t);
+            continue_rotations(b[c], s, kAllLanes, nw, t);
+        }
+    }
+#pragma GCC unroll 2
+    for (int c = 0; c < C; ++c) {
+        F q[4], out_p[3];
+        compose_identity(b[c].r, q);
+        for (int k = 0; k < 3; ++k) out_p[k] = add(b[c].p[k], zero());
+        quats_out(q, a.rotations + j0 + c * W);
+        vec3s_out(out_p, a.positions + j0 + c * W);
+    }
+}
+
+// A dense run (dense_run) block by block, each chunk finished before the next: full dense chunks
+// fold all n layers at once in registers (fold_dense_chunks, two at a time where two follow);
+// the others (partial chunks, blocks without both components) take fold_layer_chunk layer
+// after layer with their running blend on the stack. No fold scratch.
+inline void fold_dense_run(const LayerFoldArgs& a, const BlendLayer* const* order, int n) {
+    const std::vector<LayerBlock>& blocks = order[0]->shape->blocks;
+    for (std::size_t k = 0; k < blocks.size(); ++k) {
+        const LayerBlock& lb = blocks[k];
+        const std::size_t block_j0 = std::size_t{lb.block} * 16;
+        if (block_j0 >= a.joints) break;
+        const std::size_t left = a.joints - block_j0;
+        unsigned mask = left >= 16 ? lb.mask : lb.mask & ((1u << left) - 1u);
+        std::size_t first = lb.first;
+        const bool dense = (lb.usage_all & (kUsageRot | kUsagePos)) == (kUsageRot | kUsagePos);
+        for (std::size_t j0 = block_j0; mask; j0 += W, mask >>= W) {
+            const unsigned m = mask & kAllLanes;
+            if (!m) continue;
+            if (m == kAllLanes && dense) {
+                if (((mask >> W) & kAllLanes) == kAllLanes) {  // the next chunk too: two chains at once
+                    fold_dense_chunks<2>(a, order, n, first, j0);
+                    first += 2 * W, j0 += W, mask >>= W;
+                    continue;
+                }
+                fold_dense_chunks<1>(a, order, n, first, j0);
+            } else {  // every layer of the run on this chunk, then written
+                ChunkAcc acc{};
+                ChunkBits cb{};
+                for (int i = 0; i < n; ++i)
+                    fold_layer_chunk(a, Present{order[i], &order[i]->shape->blocks[k], m, first}, j0, acc, cb);
+                write_chunk(a, acc, cb, j0);
+            }
+            first += static_cast<std::size_t>(__builtin_popcount(m));
+        }
+    }
+}
+
 inline void fold_by_layer(const LayerFoldArgs& a, const BlendLayer* const* order, int n) {
+    if (dense_run(order, n)) return fold_dense_run(a, order, n);
     const std::size_t chunks = (a.joints + W - 1) / W;
     auto* acc = static_cast<ChunkAcc*>(a.scratch);
     auto* cbits = reinterpret_cast<ChunkBits*>(acc + chunks);

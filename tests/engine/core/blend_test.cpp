@@ -713,3 +713,77 @@ void expect_layers_of_one_priority_like_the_viewer() {
 TEST(Blend, LayersOfOnePriorityEachBlendLikeTheViewer) {
     for_each_blend_isa(expect_layers_of_one_priority_like_the_viewer);
 }
+
+namespace {
+// Two to six live layers with rotations and positions on the same joints (a dense run: the
+// vector folds take every full chunk's layers at once in registers, two chunks side by side,
+// and the other chunks layer after layer): every joint against the viewer's code. The joints
+// are all of the skeleton's or all but a few (chunks with holes), some layers share one shape,
+// the weights saturate or not (a few are NaN: the capped sum of a NaN is 1), priorities tie,
+// rotations lie in both hemispheres, and a few components are −0, infinite or NaN.
+void expect_dense_runs_like_the_viewer() {
+    std::mt19937 rng(31);
+    std::uniform_real_distribution<float> u(-1.f, 1.f), w01(0.001f, 1.f);
+    const float specials[] = {-0.f, std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()};
+    for (const int joints : {40, 53, 214}) {
+        PoseBlender blender;
+        blender.resize(joints);
+        for (int round = 0; round < 60; ++round) {
+            const int layers = 2 + static_cast<int>(rng() % (PoseBlender::kSlots - 1));
+            std::vector<std::int16_t> js;
+            const bool holes = round % 3 == 2;
+            for (int j = 0; j < joints; ++j)
+                if (!holes || rng() % 16 != 0) js.push_back(static_cast<std::int16_t>(j));
+            const std::vector<std::uint8_t> usages(js.size(), kUsageRot | kUsagePos);
+            std::vector<LayerShape> shapes(static_cast<std::size_t>(layers));
+            std::vector<std::vector<Quat>> rots(shapes.size());
+            std::vector<std::vector<Vec3>> poss(shapes.size());
+            std::vector<BlendLayer> ls(shapes.size());
+            for (std::size_t l = 0; l < shapes.size(); ++l) {
+                const auto prio = static_cast<std::int8_t>(rng() % 3);  // ties are common
+                ASSERT_TRUE(shapes[l].build(js, std::vector<std::int8_t>(js.size(), prio), usages));
+                for (std::size_t k = 0; k < js.size(); ++k) {
+                    Quat q = ll_normalize(Quat{u(rng), u(rng), u(rng), u(rng)});
+                    if (rng() % 64 == 0) (&q.x)[rng() % 4] = specials[rng() % 3];
+                    rots[l].push_back(q);
+                    poss[l].push_back({u(rng), u(rng), u(rng)});
+                }
+                const auto kind = static_cast<unsigned>(rng() % 32);
+                const float nan = std::numeric_limits<float>::quiet_NaN();
+                const float w = kind < 10 ? 1.f : kind < 20 ? 0.5f : kind < 31 ? w01(rng) : nan;
+                // Every third layer after the first on the first's shape object.
+                const LayerShape* shape = (l > 0 && l % 3 == 0) ? &shapes[0] : &shapes[l];
+                ls[l] = BlendLayer{shape, rots[l].data(), poss[l].data(), nullptr, w, false};
+            }
+            ReferenceBlender ref(joints);
+            std::vector<JointStateRef> refs;
+            refs.reserve(static_cast<std::size_t>(layers) * js.size());
+            for (const BlendLayer& l : ls) {
+                blender.add_layer(l);
+                for (std::size_t k = 0; k < l.shape->size(); ++k) {
+                    JointStateRef s;
+                    s.rotation = l.rotations + k, s.position = l.positions + k;
+                    s.weight = l.weight, s.priority = l.shape->priorities[k], s.usage = l.shape->usages[k];
+                    refs.push_back(s);
+                    ref.add(l.shape->joints[k], &refs.back());
+                }
+            }
+            std::vector<Vec3> p0(static_cast<std::size_t>(joints)), s0(p0.size(), Vec3{1.f, 1.f, 1.f});
+            std::vector<Quat> r0(p0.size());
+            for (std::size_t j = 0; j < p0.size(); ++j) {
+                p0[j] = {u(rng), u(rng), u(rng)};
+                r0[j] = ll_normalize(Quat{u(rng), u(rng), u(rng), u(rng)});
+            }
+            std::vector<Vec3> p1 = p0, s1 = s0;
+            std::vector<Quat> r1 = r0;
+            blender.blend_and_apply({p1, r1, s1});
+            expect_reference_pose(ref, p0, r0, s0, p1, r1, s1, round);
+            if (::testing::Test::HasFatalFailure()) return;
+        }
+    }
+}
+}  // namespace
+
+TEST(Blend, DenseLayersOnTheSameJointsBlendLikeTheViewer) {
+    for_each_blend_isa(expect_dense_runs_like_the_viewer);
+}
