@@ -208,7 +208,7 @@ void soa_to_aos(SoaVec3In soa, std::span<Vec3> aos);
 /// use fused multiply-add and an approximate reciprocal square root with one Newton step, so
 /// unlike the other kernels their results differ from the scalar kernel's (and from each other's)
 /// in the last bits: by ≤ ~1e-6 m (docs/skinning.md).
-enum class SkinningIsa : std::uint8_t { Auto, Scalar, Avx2, Avx512 };
+enum class SkinningIsa : std::uint8_t { Auto, Scalar, Sse2, Avx2, Avx512 };
 
 /// True when the kernel for `isa` was built and the CPU runs it (Auto and Scalar: always).
 /// Thread-safe.
