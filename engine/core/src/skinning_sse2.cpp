@@ -294,7 +294,7 @@ std::size_t skin_sl_sse2_impl(const KernelArgs& args) {
     const __m128 last = _mm_set1_ps(static_cast<float>(a.num_matrices - 1));
     alignas(16) float T[Table ? 24 * kSlTableEntries : 1];
     if constexpr (Table) sl_rows_table(M, a.num_matrices, T);
-    alignas(16) std::int32_t ei[4], ej[4];
+    alignas(16) std::int32_t ei[4], ej[4] = {};
     alignas(16) float fr[4];
     std::size_t v = a.begin;
     for (; v + 4 <= a.end; v += 4) {
@@ -329,7 +329,10 @@ std::size_t skin_sl_sse2_impl(const KernelArgs& args) {
         } else {
             // Entries differ: blend each vertex's rows, then transpose.
             _mm_store_si128(reinterpret_cast<__m128i*>(ei), i);
-            _mm_store_si128(reinterpret_cast<__m128i*>(ej), _mm_cvttps_epi32(_mm_min_ps(_mm_add_ps(flc, _mm_set1_ps(1.f)), last)));
+            if constexpr (!Table) {
+                const __m128 jf = _mm_min_ps(_mm_add_ps(flc, _mm_set1_ps(1.f)), last);
+                _mm_store_si128(reinterpret_cast<__m128i*>(ej), _mm_cvttps_epi32(jf));
+            }
             _mm_store_ps(fr, f);
             __m128 B[4][3];
 #pragma GCC unroll 4
