@@ -301,7 +301,10 @@ std::size_t skin_sl_sse2_impl(const KernelArgs& args) {
         // The scalar kernel's entry rule: clamp floor(w) in float (NaN and negatives → 0), then
         // convert; j = min(i + 1, last) in float (exact: lists hold ≤ 2^24 entries).
         const __m128 w = _mm_loadu_ps(a.sl_weights + v);
-        const __m128 fl = floor_sse2(w);
+        // Valid weights (sign bit clear, below 2^23): floor is the truncation.
+        const __m128 t = _mm_cvtepi32_ps(_mm_cvttps_epi32(w));
+        const bool plain = (_mm_movemask_ps(w) | (_mm_movemask_ps(_mm_cmplt_ps(w, _mm_set1_ps(8388608.f))) ^ 0xF)) == 0;
+        const __m128 fl = plain ? t : floor_sse2(w);
         const __m128 flc = _mm_min_ps(_mm_max_ps(fl, _mm_setzero_ps()), last);
         const __m128i i = _mm_cvttps_epi32(flc);
         const __m128 f = _mm_sub_ps(w, fl);
