@@ -4,13 +4,17 @@
 //     build/benchmarks/slanim_bench_skinning --benchmark_filter=Skin --benchmark_min_time=0.1
 //         --benchmark_repetitions=5 --benchmark_report_aggregates_only=true   (one line)
 //
-// Every case runs each kernel: /isa:1 scalar (the baseline), /isa:2 AVX2, /isa:3 AVX-512
-// (skipped with a message when the CPU lacks it), so the ratios line up in one table. /layout:
-// 0 = SkinningJob on SkinIndices4 + SkinWeights4, 1 = PackedSkinningJob on PackedSkinInfluences
-// (float weights), 2 = the same with streaming (non-temporal) stores (AVX-512 only), 3 = packed
-// with Unorm16 weights, 4 = Unorm16 with streaming stores (AVX-512 only).
+// Every case runs each kernel: /isa:1 scalar (the baseline), /isa:2 SSE2, /isa:3 AVX2, /isa:4
+// AVX-512 (skipped with a message when the CPU lacks it), so the ratios line up in one table.
+// /layout: 0 = SkinningJob on SkinIndices4 + SkinWeights4, 1 = PackedSkinningJob on
+// PackedSkinInfluences (float weights), 2 = the same with streaming (non-temporal) stores
+// (AVX-512 and SSE2 only), 3 = packed with Unorm16 weights, 4 = Unorm16 with streaming stores
+// (AVX-512 and SSE2 only).
 //   BM_SkinAvatar          — the 7 base meshes of ../shared/sl-character (5,322 vertices) through
 //                            SlSkinMatricesJob + SlSkinningJob: the per-avatar frame cost;
+//   BM_SkinAvatarCrowd     — its meshes skinned into the outputs of 256 avatars (32 MiB, beyond
+//                            L2), /stream:0 or 1 (non-temporal stores): the crowd's skin phase
+//                            alone (run with --benchmark_enable_random_interleaving=true);
 //   BM_Skin50k             — a generated 50,000-vertex mesh, positions + normals, /infl:2 or 4
 //                            influences over a 110-matrix palette, /threads:1 or 2 (the vertex
 //                            range split in halves at a multiple of 16; the second half runs on
@@ -229,15 +233,15 @@ void run_generated(benchmark::State& state, std::size_t vertices) {
                    " thread(s), positions+normals");
 }
 
-/// isa × influences × threads × layout, streaming stores only where they exist (AVX-512).
+/// isa × influences × threads × layout, streaming stores only where they exist (AVX-512, SSE2).
 void generated_args(benchmark::internal::Benchmark* b, bool two_threads) {
     b->ArgNames({"isa", "infl", "threads", "layout"});
     for (int layout : {0, 1, 2, 3, 4}) {
         for (int threads : {1, 2}) {
             if (threads == 2 && !two_threads) continue;
             for (int infl : {2, 4}) {
-                for (auto isa : {SkinningIsa::Scalar, SkinningIsa::Avx2, SkinningIsa::Avx512}) {
-                    if ((layout == 2 || layout == 4) && isa != SkinningIsa::Avx512) continue;
+                for (auto isa : {SkinningIsa::Scalar, SkinningIsa::Sse2, SkinningIsa::Avx2, SkinningIsa::Avx512}) {
+                    if ((layout == 2 || layout == 4) && isa != SkinningIsa::Avx512 && isa != SkinningIsa::Sse2) continue;
                     b->Args({static_cast<int>(isa), infl, threads, layout});
                 }
             }
@@ -428,9 +432,72 @@ void BM_SkinAvatar(benchmark::State& state) {
 BENCHMARK(BM_SkinAvatar)
     ->ArgNames({"isa"})
     ->Arg(static_cast<int>(SkinningIsa::Scalar))
+    ->Arg(static_cast<int>(SkinningIsa::Sse2))
     ->Arg(static_cast<int>(SkinningIsa::Avx2))
     ->Arg(static_cast<int>(SkinningIsa::Avx512))
     ->ComputeStatistics("min", min_of)
     ->Unit(benchmark::kMicrosecond);
+
+/// The skin phase of a crowd without the rest of the step: the base avatar skinned into the
+/// outputs of kCrowdAvatars avatars in turn (~128 KiB each, 32 MiB in all: more than the L2 and
+/// more than the L3 of most desktop CPUs, though not of every server), one pose for all (the
+/// inputs stay in cache, as the crowd's shared bind poses do), /stream:1 with non-temporal stores
+/// (AppearanceOptions::streaming_stores, the crowd's default), /stream:0 without.
+constexpr std::size_t kCrowdAvatars = 256;
+
+void BM_SkinAvatarCrowd(benchmark::State& state) {
+    const SkinningIsa isa = isa_arg(state, 0);
+    if (skip_unsupported(state, isa)) return;
+    const bool stream = state.range(1) != 0;
+    const Avatar& a = avatar();
+    if (!a.error.empty()) {
+        state.SkipWithError(a.error.c_str());
+        return;
+    }
+    std::vector<std::vector<SkinMatrix>> mats;
+    for (const auto& m : a.meshes) {
+        mats.emplace_back(m.list.entries.size());
+        SlSkinMatricesJob mj;
+        mj.joints = &m.list;
+        mj.model_positions = a.model_positions;
+        mj.model_rotations = a.model_rotations;
+        mj.matrices = mats.back();
+        mj.run();
+    }
+    std::vector<SoaVec3Buffer> out_p, out_n;  // avatar-major: kCrowdAvatars × meshes
+    for (std::size_t k = 0; k < kCrowdAvatars; ++k) {
+        for (const auto& m : a.meshes) {
+            out_p.emplace_back(m.in_p.size());
+            out_n.emplace_back(m.in_p.size());
+        }
+    }
+    for (auto _ : state) {
+        for (std::size_t k = 0; k < out_p.size(); ++k) {
+            const std::size_t i = k % a.meshes.size();
+            const auto& m = a.meshes[i];
+            SlSkinningJob job;
+            job.matrices = mats[i];
+            job.weights = m.weights;
+            job.in_positions = m.in_p.in();
+            job.in_normals = m.in_n.in();
+            job.out_positions = out_p[k].out();
+            job.out_normals = out_n[k].out();
+            job.isa = isa;
+            job.streaming_stores = stream;
+            job.run();
+        }
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(a.vertices * kCrowdAvatars));
+    state.SetLabel(std::string(to_string(isa)) + (stream ? ", streaming stores, " : ", ") +
+                   std::to_string(kCrowdAvatars) + " avatars, positions + normals");
+}
+BENCHMARK(BM_SkinAvatarCrowd)
+    ->ArgNames({"isa", "stream"})
+    ->ArgsProduct({{static_cast<int>(SkinningIsa::Scalar), static_cast<int>(SkinningIsa::Sse2),
+                    static_cast<int>(SkinningIsa::Avx2), static_cast<int>(SkinningIsa::Avx512)},
+                   {0, 1}})
+    ->ComputeStatistics("min", min_of)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -414,9 +414,11 @@ bool skinning_isa_supported(SkinningIsa isa) {
         case SkinningIsa::Auto:
         case SkinningIsa::Scalar: return true;
 #if defined(SLANIM_SKINNING_X86)
+        case SkinningIsa::Sse2: return isa_supported(Isa::Sse2);
         case SkinningIsa::Avx2: return isa_supported(Isa::Avx2);
         case SkinningIsa::Avx512: return isa_supported(Isa::Avx512);
 #else
+        case SkinningIsa::Sse2:
         case SkinningIsa::Avx2:
         case SkinningIsa::Avx512: return false;
 #endif
@@ -430,7 +432,7 @@ SkinningIsa resolve_skinning_isa(SkinningIsa isa) {
     switch (active_isa()) {
         case Isa::Avx512: return SkinningIsa::Avx512;
         case Isa::Avx2: return SkinningIsa::Avx2;
-        case Isa::Sse2:
+        case Isa::Sse2: return SkinningIsa::Sse2;
         case Isa::Scalar: break;
     }
 #endif
@@ -441,6 +443,7 @@ const char* to_string(SkinningIsa isa) {
     switch (isa) {
         case SkinningIsa::Auto: return "auto";
         case SkinningIsa::Scalar: return "scalar";
+        case SkinningIsa::Sse2: return "sse2";
         case SkinningIsa::Avx2: return "avx2";
         case SkinningIsa::Avx512: return "avx512";
     }
@@ -466,6 +469,7 @@ bool SlSkinningJob::run() const {
     switch (resolve_skinning_isa(isa)) {
         case SkinningIsa::Avx512: done = skin_detail::skin_sl_avx512(a); break;
         case SkinningIsa::Avx2: done = skin_detail::skin_sl_avx2(a); break;
+        case SkinningIsa::Sse2: done = skin_detail::skin_sl_sse2(a); break;
         default: break;
     }
 #endif
@@ -508,6 +512,7 @@ bool SkinningJob::run() const {
     switch (resolve_skinning_isa(isa)) {
         case SkinningIsa::Avx512: done = skin_detail::skin4_avx512(a); break;
         case SkinningIsa::Avx2: done = skin_detail::skin4_avx2(a); break;
+        case SkinningIsa::Sse2: done = skin_detail::skin4_sse2(a); break;
         default: break;
     }
 #endif
@@ -694,6 +699,7 @@ bool PackedSkinningJob::run() const {
     switch (resolve_skinning_isa(isa)) {
         case SkinningIsa::Avx512: done = skin_detail::skin_packed_avx512(a); break;
         case SkinningIsa::Avx2: done = skin_detail::skin_packed_avx2(a); break;
+        case SkinningIsa::Sse2: done = skin_detail::skin_packed_sse2(a); break;
         default: break;
     }
 #endif

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Private interface between skinning.cpp (dispatch) and the per-ISA kernel files. The ISA files
+// Private interface between skinning.cpp (dispatch) and the per-ISA kernel files. The AVX files
 // are compiled with -mavx2/-mavx512* flags, so this header and those files must not pull in any
 // inline function that other translation units also instantiate (the linker could keep the
 // AVX copy and run it on a CPU without AVX): only <cstddef>/<cstdint> and plain data here.
@@ -46,17 +46,20 @@ void skin4_scalar(const KernelArgs& a);
 void skin_sl_scalar(const KernelArgs& a);
 void skin_packed_scalar(const KernelArgs& a);
 
-// SIMD kernels: process whole blocks of 8 (AVX2) or 16 (AVX-512) vertices from `begin` and
-// return the first vertex not processed; the caller finishes with the scalar kernel
-// (the SL kernels run their last partial block themselves, padded, and return `end`; the AVX-512
-// one for lists of ≤ 32 entries). Only defined
-// when SLANIM_SKINNING_X86 is set by the build.
+// SIMD kernels: process whole blocks of 4 (SSE2), 8 (AVX2) or 16 (AVX-512) vertices from
+// `begin` and return the first vertex not processed; the caller finishes with the scalar kernel
+// (the AVX2 and AVX-512 SL kernels run their last partial block themselves, padded, and return
+// `end`; the AVX-512 one for lists of ≤ 32 entries). Only defined when SLANIM_SKINNING_X86 is
+// set by the build.
+std::size_t skin4_sse2(const KernelArgs& a);
+std::size_t skin_sl_sse2(const KernelArgs& a);
 std::size_t skin4_avx2(const KernelArgs& a);
 std::size_t skin_sl_avx2(const KernelArgs& a);
 std::size_t skin4_avx512(const KernelArgs& a);
 std::size_t skin_sl_avx512(const KernelArgs& a);
-// Packed kernels: begin is a multiple of 16; process whole groups of 8 (AVX2) or 16 (AVX-512)
-// vertices from begin and return the first vertex not processed.
+// Packed kernels: begin is a multiple of 16; process whole groups of 4 (SSE2), 8 (AVX2) or 16
+// (AVX-512) vertices from begin and return the first vertex not processed.
+std::size_t skin_packed_sse2(const KernelArgs& a);
 std::size_t skin_packed_avx2(const KernelArgs& a);
 std::size_t skin_packed_avx512(const KernelArgs& a);
 

@@ -319,7 +319,7 @@ Ref reference(const std::array<double, 12>& m, Vec3 p, Vec3 nr) {
 }
 
 std::vector<SkinningIsa> all_isas() {
-    return {SkinningIsa::Scalar, SkinningIsa::Avx2, SkinningIsa::Avx512, SkinningIsa::Auto};
+    return {SkinningIsa::Scalar, SkinningIsa::Sse2, SkinningIsa::Avx2, SkinningIsa::Avx512, SkinningIsa::Auto};
 }
 
 void expect_matches(const std::vector<Ref>& want, const SoaVec3Buffer& p, const SoaVec3Buffer* n,
@@ -924,6 +924,122 @@ TEST(PackedSkinningJob, EveryVertexOfEveryIsaMatchesTheReferenceAndSkinningJob) 
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// The SSE2 kernels: the scalar kernels' operations in the scalar order, so the scalar bits
+// ---------------------------------------------------------------------------------------------
+
+TEST(SlSkinningJob, Sse2GivesTheScalarBits) {
+    // Every path of the SSE2 SL kernel (rigid, one entry, mixed entries; with and without the
+    // per-run table; streaming or not; odd slices), −0 matrix elements, vertices at the origin,
+    // weights of −0, out of the list or negative: bit for bit the scalar kernel.
+    if (!skinning_isa_supported(SkinningIsa::Sse2)) GTEST_SKIP() << "no SSE2 kernel in this build";
+    std::mt19937 rng(61);
+    for (std::size_t entries : {std::size_t{1}, std::size_t{2}, std::size_t{15}, std::size_t{64}, std::size_t{65}}) {
+        auto mats = random_matrices(rng, entries);
+        // Row 0 of the even entries all −0, of the odd ones positive: rigid vertices with positive
+        // coordinates come out at x = −0 unless the blend at f = 0 (−0 + 0·D = +0) is done.
+        for (std::size_t k = 0; k < entries; ++k) {
+            for (int e = 0; e < 4; ++e) mats[k].m[e] = k % 2 == 0 ? -0.f : std::abs(mats[k].m[e]) + 0.1f;
+        }
+        mats[entries / 2].m[7] = -0.f;
+        const std::size_t n = 16 * 21 + 5;
+        Mesh mesh = random_mesh(rng, n);
+        for (std::size_t v = 0; v < n; v += 9) mesh.pos[v] = Vec3{};
+        mesh.in_p = SoaVec3Buffer(mesh.pos);
+        std::vector<float> w(n);
+        std::uniform_real_distribution<float> frac(0.f, 1.f);
+        const float top = static_cast<float>(entries - 1);
+        for (std::size_t v = 0; v < n; ++v) {
+            const float run = static_cast<float>((v / 12 * 3) % entries);
+            switch (v % 11) {
+                case 3: w[v] = top; break;
+                case 5: w[v] = run + frac(rng); break;
+                case 7: w[v] = v % 3 == 0 ? -0.f : v % 3 == 1 ? -2.5f : top + 3.25f; break;  // −0, invalid
+                case 9: w[v] = 1e9f; break;
+                default: w[v] = v % 24 < 12 ? run : run + frac(rng) * 0.999f; break;
+            }
+        }
+        for (bool streaming : {false, true}) {
+            SoaVec3Buffer sp(n), sn(n), ep(n), en(n);
+            SlSkinningJob job = sl_job(mats, w, mesh, SkinningIsa::Scalar);
+            job.streaming_stores = streaming;
+            job.out_positions = sp.out();
+            job.out_normals = sn.out();
+            ASSERT_TRUE(job.run());
+            job.isa = SkinningIsa::Sse2;
+            job.out_positions = ep.out();
+            job.out_normals = en.out();
+            ASSERT_TRUE(job.slice(0, 3).run());
+            ASSERT_TRUE(job.slice(3, 40).run());  // under 32 vertices of blocks: no table
+            ASSERT_TRUE(job.slice(43, n).run());
+            SCOPED_TRACE(::testing::Message() << entries << " entries, streaming " << streaming);
+            EXPECT_TRUE(same_bits(sp, ep)) << "positions";
+            EXPECT_TRUE(same_bits(sn, en)) << "normals";
+            SoaVec3Buffer wp(n), wn(n);
+            job.out_positions = wp.out();
+            job.out_normals = wn.out();
+            ASSERT_TRUE(job.run());  // whole, aligned: streams when asked
+            EXPECT_TRUE(same_bits(sp, wp)) << "positions, one job";
+            EXPECT_TRUE(same_bits(sn, wn)) << "normals, one job";
+        }
+    }
+}
+
+TEST(SkinningJob, Sse2GivesTheScalarBits) {
+    // SkinningJob and PackedSkinningJob (float and Unorm16 weights, streaming or not) with 1 to 4
+    // influences, clamped indices and garbage in unused slots: the scalar kernel's bits.
+    if (!skinning_isa_supported(SkinningIsa::Sse2)) GTEST_SKIP() << "no SSE2 kernel in this build";
+    std::mt19937 rng(62);
+    const std::size_t palette = 40, n = 16 * 13 + 9;
+    const auto mats = random_matrices(rng, palette);
+    Mesh mesh = random_mesh(rng, n);
+    for (int used = 1; used <= 4; ++used) {
+        const Influences in = coherent_influences(rng, n, palette, used, 12);
+        const auto run = [&](SkinningIsa isa, SoaVec3Buffer& op, SoaVec3Buffer& on) {
+            SkinningJob job;
+            job.matrices = mats;
+            job.indices = in.idx;
+            job.weights = in.w;
+            job.influences = used;
+            job.in_positions = mesh.in_p.in();
+            job.in_normals = mesh.in_n.in();
+            job.out_positions = op.out();
+            job.out_normals = on.out();
+            job.isa = isa;
+            return job.slice(0, 7).run() && job.slice(7, n).run();
+        };
+        SoaVec3Buffer sp(n), sn(n), ep(n), en(n);
+        ASSERT_TRUE(run(SkinningIsa::Scalar, sp, sn));
+        ASSERT_TRUE(run(SkinningIsa::Sse2, ep, en));
+        EXPECT_TRUE(same_bits(sp, ep)) << used << " influences: positions";
+        EXPECT_TRUE(same_bits(sn, en)) << used << " influences: normals";
+        for (auto format : {PackedSkinInfluences::Weights::Float32, PackedSkinInfluences::Weights::Unorm16}) {
+            auto packed = PackedSkinInfluences::build(in.idx, in.w, used, palette, format);
+            ASSERT_TRUE(packed.ok()) << packed.error().describe();
+            for (bool streaming : {false, true}) {
+                SoaVec3Buffer pp[2] = {SoaVec3Buffer(n), SoaVec3Buffer(n)}, pn[2] = {SoaVec3Buffer(n), SoaVec3Buffer(n)};
+                for (int k = 0; k < 2; ++k) {
+                    PackedSkinningJob job;
+                    job.matrices = mats;
+                    job.influences = &*packed;
+                    job.in_positions = mesh.in_p.in();
+                    job.in_normals = mesh.in_n.in();
+                    job.out_positions = pp[k].out();
+                    job.out_normals = pn[k].out();
+                    job.isa = k == 0 ? SkinningIsa::Scalar : SkinningIsa::Sse2;
+                    job.streaming_stores = streaming;
+                    ASSERT_TRUE(job.slice(0, 21).run() && job.slice(21, n).run());
+                }
+                SCOPED_TRACE(::testing::Message() << used << " influences, unorm16 "
+                                                  << (format == PackedSkinInfluences::Weights::Unorm16)
+                                                  << ", streaming " << streaming);
+                EXPECT_TRUE(same_bits(pp[0], pp[1])) << "packed positions";
+                EXPECT_TRUE(same_bits(pn[0], pn[1])) << "packed normals";
+            }
+        }
+    }
+}
+
 TEST(PackedSkinInfluences, Unorm16WeightsAreRoundedAndChecked) {
     std::mt19937 rng(8);
     const std::size_t n = 300;
@@ -1180,6 +1296,7 @@ TEST(SkinningJob, AutoRunsTheKernelOfTheActiveInstructionSet) {
         ASSERT_TRUE(set_active_isa(isa));
         const SkinningIsa want = isa == Isa::Avx512 ? SkinningIsa::Avx512
                                  : isa == Isa::Avx2 ? SkinningIsa::Avx2
+                                 : isa == Isa::Sse2 ? SkinningIsa::Sse2
                                                     : SkinningIsa::Scalar;
         EXPECT_EQ(resolve_skinning_isa(SkinningIsa::Auto), want) << isa_name(isa);
         SoaVec3Buffer ap(n), an(n), fp(n), fn(n);
@@ -1190,10 +1307,12 @@ TEST(SkinningJob, AutoRunsTheKernelOfTheActiveInstructionSet) {
         // Forcing the CPU's best kernel under a lower active set still works.
         const SkinningIsa best = isa_supported(Isa::Avx512) ? SkinningIsa::Avx512
                                  : isa_supported(Isa::Avx2) ? SkinningIsa::Avx2
+                                 : isa_supported(Isa::Sse2) ? SkinningIsa::Sse2
                                                             : SkinningIsa::Scalar;
         EXPECT_TRUE(skinning_isa_supported(best));
         EXPECT_TRUE(run(best, fp, fn)) << isa_name(isa);
     }
+    EXPECT_EQ(skinning_isa_supported(SkinningIsa::Sse2), isa_supported(Isa::Sse2));
     EXPECT_EQ(skinning_isa_supported(SkinningIsa::Avx2), isa_supported(Isa::Avx2));
     EXPECT_EQ(skinning_isa_supported(SkinningIsa::Avx512), isa_supported(Isa::Avx512));
 }

@@ -4,8 +4,9 @@
 // Every kernel with several instruction-set paths (the blender's fold, local-to-model, skinning)
 // asks active_isa() which one to run. The blender's and local-to-model's paths give the same bits
 // (the project builds with -ffp-contract=off, so no FMA is formed where the scalar viewer code
-// rounds twice) and differ in speed only; skinning's SIMD kernels use FMA and an approximate
-// reciprocal square root, within ~1e-6 of the scalar kernel (docs/skinning.md). The choice
+// rounds twice) and differ in speed only; skinning's SSE2 kernels give the scalar bits too, its
+// AVX2/AVX-512 kernels use FMA and an approximate reciprocal square root, within ~1e-6 of the
+// scalar kernel (docs/skinning.md). The choice
 // starts as the best the CPU has and can be lowered, never raised past the CPU:
 //   - by the environment: SLANIM_ISA=avx512|avx2|sse2|scalar read once, at the first call of
 //     active_isa(). An unknown name, or one the CPU or the build lacks, prints one warning

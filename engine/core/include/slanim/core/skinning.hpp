@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // CPU skinning: the SL base-mesh encoding and a general 4-influence path, as ozz-style jobs
 // (plain structs, validate()/run(), no allocation in run()), vectorised across vertices with a
-// scalar, an AVX2+FMA and an AVX-512 kernel chosen at run time.
+// scalar, an SSE2, an AVX2+FMA and an AVX-512 kernel chosen at run time.
 //
 // Frames and units: SL avatar space (X forward, Y left, Z up), metres. Matrices map bind-pose
 // mesh coordinates to the output frame of the model pose (the avatar-root frame when the pose
@@ -202,13 +202,15 @@ void soa_to_aos(SoaVec3In soa, std::span<Vec3> aos);
 
 /// Which kernel runs. Auto follows the process's instruction set, active_isa()
 /// (slanim/core/isa.hpp: the best the CPU has, or what SLANIM_ISA / set_active_isa() chose):
-/// Avx512 → the AVX-512 kernel (F, DQ, VL, BW), Avx2 → AVX2 + FMA, Sse2 and Scalar → the scalar
-/// kernel. The other values force a kernel for this job (tests, benchmarks), also above
-/// active_isa(); forcing one the CPU or the build lacks makes validate() fail. The SIMD kernels
-/// use fused multiply-add and an approximate reciprocal square root with one Newton step, so
-/// unlike the other kernels their results differ from the scalar kernel's (and from each other's)
-/// in the last bits: by ≤ ~1e-6 m (docs/skinning.md).
-enum class SkinningIsa : std::uint8_t { Auto, Scalar, Avx2, Avx512 };
+/// Avx512 → the AVX-512 kernel (F, DQ, VL, BW), Avx2 → AVX2 + FMA, Sse2 → the SSE2 kernel (4
+/// vertices per block; x86-64 builds), Scalar → the scalar kernel. The other values force a
+/// kernel for this job (tests, benchmarks), also above active_isa(); forcing one the CPU or the
+/// build lacks makes validate() fail. The SSE2 kernel does the scalar kernel's operations in its
+/// order and gives its results bit for bit. The AVX2 and AVX-512 kernels use fused multiply-add
+/// and an approximate reciprocal square root with one Newton step, so unlike the other kernels
+/// their results differ from the scalar kernel's (and from each other's) in the last bits: by
+/// ≤ ~1e-6 m (docs/skinning.md).
+enum class SkinningIsa : std::uint8_t { Auto, Scalar, Sse2, Avx2, Avx512 };
 
 /// True when the kernel for `isa` was built and the CPU runs it (Auto and Scalar: always).
 /// Thread-safe.
@@ -236,8 +238,8 @@ struct SlSkinningJob {
     SkinningIsa isa = SkinningIsa::Auto;
     /// Write the outputs with non-temporal stores, as PackedSkinningJob: for outputs not read
     /// again soon by this core (a crowd's meshes, uploaded later). The AVX-512 kernel uses them
-    /// where the output streams are 64-byte aligned, the AVX2 kernel where they are 32-byte
-    /// aligned at the first vertex; the scalar kernel (and the vertices after the last whole
+    /// where the output streams are 64-byte aligned, the AVX2 kernel where they are 32-byte and
+    /// the SSE2 kernel where they are 16-byte aligned at the first vertex; the scalar kernel (and the vertices after the last whole
     /// block) never. Same results either way; the outputs are visible to other threads once
     /// run() returns (the kernels end with a store fence).
     bool streaming_stores = false;
@@ -370,7 +372,8 @@ private:
 /// of SIMD work, so split at multiples of 16 to keep every vertex on the SIMD path). Aliasing,
 /// optional normals and no allocation as SkinningJob; `streaming_stores` writes the outputs with
 /// non-temporal stores (for outputs that are not read again soon by this core, e.g. copied to
-/// the GPU later; the AVX-512 kernel uses them where the output streams are 64-byte aligned).
+/// the GPU later; the AVX-512 kernel uses them where the output streams are 64-byte aligned, the
+/// SSE2 kernel where they are 16-byte aligned at `begin`; the AVX2 kernel never).
 struct PackedSkinningJob {
     std::span<const SkinMatrix> matrices;  ///< ≥ influences->num_matrices()
     const PackedSkinInfluences* influences = nullptr;
