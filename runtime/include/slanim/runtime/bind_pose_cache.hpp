@@ -13,7 +13,8 @@
 // How an Appearance uses it (runtime/src/appearance.cpp, `Appearance::skin`): every skinned
 // mesh of an avatar holds one entry. When the morph phase changed the mesh this frame, the
 // avatar writes the new bind pose into an entry of its own (the one it holds when nobody else
-// uses it, else a free one, else a new one). Once the mesh has stayed unchanged for a frame,
+// uses it, else a free one, else a new one); the animated slots (hand poses, emotes, blinks)
+// are evaluated straight into it, and while only they change, the rest of the held entry stays. Once the mesh has stayed unchanged for a frame,
 // the avatar *settles* it: the entry's content is hashed and looked up; an entry with the same
 // bits found there is taken instead (the avatar's own goes back to the free list), otherwise
 // the avatar's entry is published for others to find. Meshes that change every frame (a hand
