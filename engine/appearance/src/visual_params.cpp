@@ -136,9 +136,9 @@ Result<AppearanceMesh> make_mesh(const std::string& type, const LlmMesh& m) {
 }
 
 /// Sets a weight with `LLVisualParam::setWeight` clamping and `LLDriverParam::setWeight`
-/// propagation (non-animating). Returns true when some weight changed.
-/// Sets weights[p] (clamped) and, for a driver, its driven params; returns whether any weight
-/// changed. `changed`, when given, collects each param whose weight changed once.
+/// propagation (non-animating): weights[p] and, for a driver, its driven params. Returns true
+/// when some weight changed; `changed_params`, when given, records each param whose weight
+/// changed (once).
 bool set_weight_impl(const AppearanceModel& model, std::span<float> weights, ParamIndex p,
                      float w, int depth, detail::ChangedParams* changed_params = nullptr) {
     const AppearanceParam& info = model.param(p);
