@@ -638,6 +638,34 @@ namespace {
 // weights (a zero-weight layer first too), quaternions in both hemispheres, over 53 joints and
 // over 214 (the default skeleton: a partial last chunk on every instruction set); the pose must
 // be the scalar viewer code's, bit for bit.
+/// Offers `ls` to `blender` as layers and to `ref` as the same states one by one (`refs` holds
+/// them: reserved for every state), blends both onto one random pose of `joints` joints and
+/// compares them (expect_reference_pose).
+void blend_layers_like_the_reference(PoseBlender& blender, const std::vector<BlendLayer>& ls, ReferenceBlender& ref,
+                                     std::vector<JointStateRef>& refs, int joints, std::mt19937& rng, int round) {
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    for (const BlendLayer& l : ls) {
+        blender.add_layer(l);
+        for (std::size_t k = 0; k < l.shape->size(); ++k) {
+            JointStateRef s;
+            s.rotation = l.rotations + k, s.position = l.positions + k;
+            s.weight = l.weight, s.priority = l.shape->priorities[k], s.usage = l.shape->usages[k];
+            refs.push_back(s);
+            ref.add(l.shape->joints[k], &refs.back());
+        }
+    }
+    std::vector<Vec3> p0(static_cast<std::size_t>(joints)), s0(p0.size(), Vec3{1.f, 1.f, 1.f});
+    std::vector<Quat> r0(p0.size());
+    for (std::size_t j = 0; j < p0.size(); ++j) {
+        p0[j] = {u(rng), u(rng), u(rng)};
+        r0[j] = ll_normalize(Quat{u(rng), u(rng), u(rng), u(rng)});
+    }
+    std::vector<Vec3> p1 = p0, s1 = s0;
+    std::vector<Quat> r1 = r0;
+    blender.blend_and_apply({p1, r1, s1});
+    expect_reference_pose(ref, p0, r0, s0, p1, r1, s1, round);
+}
+
 void expect_layers_of_one_priority_like_the_viewer() {
     std::mt19937 rng(23);
     std::uniform_real_distribution<float> u(-1.f, 1.f), w01(0.f, 1.f);
@@ -682,26 +710,7 @@ void expect_layers_of_one_priority_like_the_viewer() {
             ReferenceBlender ref(joints);
             std::vector<JointStateRef> refs;
             refs.reserve(static_cast<std::size_t>(layers * joints));
-            for (const BlendLayer& l : ls) {
-                blender.add_layer(l);
-                for (std::size_t k = 0; k < l.shape->size(); ++k) {
-                    JointStateRef s;
-                    s.rotation = l.rotations + k, s.position = l.positions + k;
-                    s.weight = l.weight, s.priority = l.shape->priorities[k], s.usage = l.shape->usages[k];
-                    refs.push_back(s);
-                    ref.add(l.shape->joints[k], &refs.back());
-                }
-            }
-            std::vector<Vec3> p0(static_cast<std::size_t>(joints)), s0(p0.size(), Vec3{1.f, 1.f, 1.f});
-            std::vector<Quat> r0(p0.size());
-            for (std::size_t j = 0; j < p0.size(); ++j) {
-                p0[j] = {u(rng), u(rng), u(rng)};
-                r0[j] = ll_normalize(Quat{u(rng), u(rng), u(rng), u(rng)});
-            }
-            std::vector<Vec3> p1 = p0, s1 = s0;
-            std::vector<Quat> r1 = r0;
-            blender.blend_and_apply({p1, r1, s1});
-            expect_reference_pose(ref, p0, r0, s0, p1, r1, s1, round);
+            blend_layers_like_the_reference(blender, ls, ref, refs, joints, rng, round);
             if (::testing::Test::HasFatalFailure()) return;
         }
     }
@@ -758,26 +767,7 @@ void expect_dense_runs_like_the_viewer() {
             ReferenceBlender ref(joints);
             std::vector<JointStateRef> refs;
             refs.reserve(static_cast<std::size_t>(layers) * js.size());
-            for (const BlendLayer& l : ls) {
-                blender.add_layer(l);
-                for (std::size_t k = 0; k < l.shape->size(); ++k) {
-                    JointStateRef s;
-                    s.rotation = l.rotations + k, s.position = l.positions + k;
-                    s.weight = l.weight, s.priority = l.shape->priorities[k], s.usage = l.shape->usages[k];
-                    refs.push_back(s);
-                    ref.add(l.shape->joints[k], &refs.back());
-                }
-            }
-            std::vector<Vec3> p0(static_cast<std::size_t>(joints)), s0(p0.size(), Vec3{1.f, 1.f, 1.f});
-            std::vector<Quat> r0(p0.size());
-            for (std::size_t j = 0; j < p0.size(); ++j) {
-                p0[j] = {u(rng), u(rng), u(rng)};
-                r0[j] = ll_normalize(Quat{u(rng), u(rng), u(rng), u(rng)});
-            }
-            std::vector<Vec3> p1 = p0, s1 = s0;
-            std::vector<Quat> r1 = r0;
-            blender.blend_and_apply({p1, r1, s1});
-            expect_reference_pose(ref, p0, r0, s0, p1, r1, s1, round);
+            blend_layers_like_the_reference(blender, ls, ref, refs, joints, rng, round);
             if (::testing::Test::HasFatalFailure()) return;
         }
     }
