@@ -468,17 +468,6 @@ SLANIM_INLINE void sl_block8(const KernelArgs& a, const SlRun& r, std::size_t v,
     transform8_out(Y, X, a, v, O);
 }
 
-bool aligned_at(const float* p, std::size_t v, std::uintptr_t bytes) {
-    return (reinterpret_cast<std::uintptr_t>(p + v) & (bytes - 1)) == 0;
-}
-
-/// Every output stream of `a` aligned to `bytes` at vertex v.
-bool outputs_aligned(const KernelArgs& a, std::size_t v, std::uintptr_t bytes) {
-    bool ok = aligned_at(a.opx, v, bytes) && aligned_at(a.opy, v, bytes) && aligned_at(a.opz, v, bytes);
-    if (a.nx) ok = ok && aligned_at(a.onx, v, bytes) && aligned_at(a.ony, v, bytes) && aligned_at(a.onz, v, bytes);
-    return ok;
-}
-
 template <bool Stream>
 std::size_t skin_sl_avx2_impl(const KernelArgs& args) {
     // A local copy: the output stores cannot alias it, so the stream pointers stay in registers

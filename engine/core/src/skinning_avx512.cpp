@@ -423,7 +423,6 @@ std::size_t skin_packed_k_avx512(const KernelArgs& a) {
     }
 }
 
-bool aligned64(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 63u) == 0; }
 
 /// The SL blend by permutes from the transposed M (rows 0..11) and D (rows 12..23), stride 32:
 /// one table (≤ 16 entries) or two.
@@ -480,9 +479,8 @@ std::size_t skin4_avx512(const KernelArgs& a) {
 }
 
 std::size_t skin_packed_avx512(const KernelArgs& a) {
-    // Non-temporal stores need 64-byte aligned outputs (v is a multiple of 16).
-    bool stream = a.streaming_stores && aligned64(a.opx) && aligned64(a.opy) && aligned64(a.opz);
-    if (a.nx) stream = stream && aligned64(a.onx) && aligned64(a.ony) && aligned64(a.onz);
+    // Non-temporal stores need 64-byte aligned outputs at `begin` (a multiple of 16).
+    const bool stream = a.streaming_stores && outputs_aligned(a, a.begin, 64);
     if (a.unorm16) return stream ? skin_packed_k_avx512<true, true>(a) : skin_packed_k_avx512<false, true>(a);
     return stream ? skin_packed_k_avx512<true, false>(a) : skin_packed_k_avx512<false, false>(a);
 }
@@ -510,11 +508,9 @@ std::size_t skin_sl_avx512(const KernelArgs& a) {
         _mm512_store_ps(d, _mm512_sub_ps(n0, c0));
         _mm512_store_ps(d + 16, _mm512_sub_ps(n1, c1));
     }
-    // Non-temporal stores need every block's outputs 64-byte aligned: aligned streams and a
-    // first vertex at a multiple of 16 (a slice may start anywhere).
-    bool stream = a.streaming_stores && a.begin % 16 == 0 && aligned64(a.opx) && aligned64(a.opy) &&
-                  aligned64(a.opz);
-    if (a.nx) stream = stream && aligned64(a.onx) && aligned64(a.ony) && aligned64(a.onz);
+    // Non-temporal stores need every block's outputs 64-byte aligned: the outputs at the first
+    // vertex (a slice may start anywhere; blocks of 16 floats follow).
+    const bool stream = a.streaming_stores && outputs_aligned(a, a.begin, 64);
     std::size_t v = 0;
     if (stream)
         v = n <= 16 ? skin_sl_permute_avx512<false, true>(a, T) : skin_sl_permute_avx512<true, true>(a, T);

@@ -65,6 +65,15 @@ std::size_t skin_packed_avx512(const KernelArgs& a);
 
 namespace {  // internal linkage: each ISA file keeps its own copy
 
+/// Every output stream of `a` (normals only when given) aligned to `bytes` (a power of two) at
+/// vertex v: the condition for a kernel's non-temporal stores.
+inline bool outputs_aligned(const KernelArgs& a, std::size_t v, std::uintptr_t bytes) {
+    const auto at = [&](const float* p) { return (reinterpret_cast<std::uintptr_t>(p + v) & (bytes - 1)) == 0; };
+    bool ok = at(a.opx) && at(a.opy) && at(a.opz);
+    if (a.nx) ok = ok && at(a.onx) && at(a.ony) && at(a.onz);
+    return ok;
+}
+
 /// A job's last partial block [v, end) as one whole block of W vertices: the inputs copied into
 /// local arrays padded with zeros, the outputs written there (`args`), then the real vertices'
 /// outputs copied back (`copy_out`). The SL kernels run it so every vertex gets the SIMD

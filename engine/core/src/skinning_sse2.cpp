@@ -100,15 +100,9 @@ SLANIM_INLINE void transform_e4(const __m128 (&E)[3][4], const KernelArgs& a, st
     store4<Stream>(a.opz + v, o[2]);
 }
 
-bool aligned16_at(const float* p, std::size_t v) { return (reinterpret_cast<std::uintptr_t>(p + v) & 15u) == 0; }
 
 /// Non-temporal stores when asked and every output stream is 16-byte aligned at `begin`.
-bool stream_outputs(const KernelArgs& a) {
-    bool ok = a.streaming_stores && aligned16_at(a.opx, a.begin) && aligned16_at(a.opy, a.begin) &&
-              aligned16_at(a.opz, a.begin);
-    if (a.nx) ok = ok && aligned16_at(a.onx, a.begin) && aligned16_at(a.ony, a.begin) && aligned16_at(a.onz, a.begin);
-    return ok;
-}
+bool stream_outputs(const KernelArgs& a) { return a.streaming_stores && outputs_aligned(a, a.begin, 16); }
 
 // ---------------------------------------------------------------------------------------------
 // SkinningJob and PackedSkinningJob: M = w0·M0, then M += wk·Mk (the scalar kernels' order)

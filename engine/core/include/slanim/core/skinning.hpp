@@ -238,10 +238,11 @@ struct SlSkinningJob {
     SkinningIsa isa = SkinningIsa::Auto;
     /// Write the outputs with non-temporal stores, as PackedSkinningJob: for outputs not read
     /// again soon by this core (a crowd's meshes, uploaded later). The AVX-512 kernel uses them
-    /// where the output streams are 64-byte aligned, the AVX2 kernel where they are 32-byte and
-    /// the SSE2 kernel where they are 16-byte aligned at the first vertex; the scalar kernel (and the vertices after the last whole
-    /// block) never. Same results either way; the outputs are visible to other threads once
-    /// run() returns (the kernels end with a store fence).
+    /// where the output streams are 64-byte aligned at the first vertex, the AVX2 kernel where
+    /// they are 32-byte and the SSE2 kernel where they are 16-byte aligned there; the scalar
+    /// kernel, and the padded or scalar last partial block of a SIMD run, never. Same results
+    /// either way; the outputs are visible to other threads once run() returns (the kernels end
+    /// with a store fence).
     bool streaming_stores = false;
 
     /// False when matrices is empty or has more than 2^24 entries, a stream is shorter than
